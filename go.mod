@@ -1,0 +1,3 @@
+module github.com/go-stpe/scheduler
+
+go 1.25
