@@ -49,6 +49,6 @@ func (systemClock) NewTimer(d time.Duration) Timer { return &systemTimer{t: time
 // systemTimer adapts *time.Timer to Timer.
 type systemTimer struct{ t *time.Timer }
 
-func (t *systemTimer) C() <-chan time.Time         { return t.t.C }
+func (t *systemTimer) C() <-chan time.Time        { return t.t.C }
 func (t *systemTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
 func (t *systemTimer) Stop() bool                 { return t.t.Stop() }
