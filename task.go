@@ -1,0 +1,426 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Task is a unit of work: the Go counterpart of java.lang.Runnable. The ctx
+// it is given is canceled when the task is canceled with interrupt
+// (Cancel(true)) or the scheduler is stopped (ShutdownNow): the Go stand-in
+// for Thread.interrupt. A returned error fails the run.
+type Task func(ctx context.Context) error
+
+// Callable is a unit of work with a result: the Go counterpart of
+// java.util.concurrent.Callable. See [Task] for ctx and the error.
+type Callable[T any] func(ctx context.Context) (T, error)
+
+// ScheduledFuture is the handle of a scheduled task: the Go counterpart of
+// java.util.concurrent.ScheduledFuture (and of RunnableScheduledFuture, as
+// the same value is what Queue, ShutdownNow, hooks and rejection policies
+// hand out). Its methods are safe for concurrent use.
+type ScheduledFuture interface {
+	// Cancel attempts to cancel the task (JDK Future.cancel). It returns
+	// true if this call canceled it: the task will not run again, the
+	// future is done and canceled, and Done is closed before Cancel
+	// returns. It returns false if the task had already completed, failed
+	// or been canceled. If mayInterruptIfRunning is true and a run is in
+	// progress, the ctx given to that run is canceled; with false the run
+	// is left to finish, and its outcome is discarded. Cancel does not
+	// wait for a run in progress to end.
+	Cancel(mayInterruptIfRunning bool) bool
+	// IsCanceled reports whether the task was canceled before it
+	// completed normally (JDK isCancelled).
+	IsCanceled() bool
+	// IsDone reports whether the task completed: normally, by failure or
+	// by cancel (JDK isDone). A periodic task is done only once canceled
+	// or stopped by a failed run.
+	IsDone() bool
+	// IsPeriodic reports whether the task runs at a fixed rate or with a
+	// fixed delay (JDK isPeriodic).
+	IsPeriodic() bool
+	// Delay returns the time left until the task's next run, by the
+	// scheduler's clock; negative when overdue (JDK getDelay). It keeps
+	// decreasing once the task is done.
+	Delay() time.Duration
+	// Done returns a channel that is closed when the future is done.
+	Done() <-chan struct{}
+	// Wait blocks until the future is done and returns its outcome: nil
+	// after a normal run, an error wrapping ErrCanceled after cancel, the
+	// task's own error after a failed run, a *PanicError after a panic;
+	// or ctx.Err() if ctx ends first.
+	Wait(ctx context.Context) error
+	// Name returns the name given by WithName, or "".
+	Name() string
+}
+
+// taskState is a future's state: the JDK FutureTask states, without the
+// INTERRUPTING and INTERRUPTED steps (an interrupt here is a context cancel,
+// which needs no hand-shake with the runner).
+type taskState uint32
+
+const (
+	// stateNew: not yet run, running, or (periodic) between runs.
+	stateNew taskState = iota
+	// stateCompleting: a runner won the race to set the outcome and is
+	// writing it; it becomes stateNormal or stateFailed at once.
+	stateCompleting
+	// stateNormal: completed with a value (one-shot tasks only).
+	stateNormal
+	// stateFailed: the run returned an error or panicked.
+	stateFailed
+	// stateCanceled: canceled before it completed.
+	stateCanceled
+)
+
+func (s taskState) String() string {
+	switch s {
+	case stateNew:
+		return "New"
+	case stateCompleting:
+		return "Completing"
+	case stateNormal:
+		return "Normal"
+	case stateFailed:
+		return "Failed"
+	case stateCanceled:
+		return "Canceled"
+	}
+	return fmt.Sprintf("taskState(%d)", uint32(s))
+}
+
+// interruptedBit is or-ed into task.state once the task's run context must
+// be canceled; the low bits hold the taskState.
+const (
+	interruptedBit = 1 << 8
+	stateMask      = interruptedBit - 1
+)
+
+// sequencer hands out submission sequence numbers. Like the JDK's static
+// sequencer it is shared by every Scheduler in the process; a periodic task
+// keeps its number for life.
+var sequencer atomic.Uint64
+
+// task is the scheduled task (JDK ScheduledFutureTask): the state machine,
+// the heap key and the outcome. One object lives for a task's whole life; a
+// periodic task is re-queued, never copied. A plain Task's future is
+// the *task itself; a Callable's is the *Future that embeds it.
+//
+// The struct is kept small (it is most of the memory of a pending task): the
+// optional parts live behind ext and aux, which plain tasks do not allocate.
+type task struct {
+	s      *Scheduler
+	fn     Task         // the decorated body; set once at creation
+	when   atomic.Int64 // trigger time in clock nanoseconds since s.origin; written before each (re-)queue under s.q.mu, read anywhere
+	period int64        // > 0 fixed rate, < 0 fixed delay, 0 one-shot (JDK period)
+	seq    uint64       // tie-break for equal trigger times
+
+	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
+	state     atomic.Uint32 // taskState, plus interruptedBit
+
+	aux atomic.Pointer[taskAux] // created on first Done/Wait or first use of the run ctx
+	err error                   // the failure; written once before state leaves stateCompleting
+	ext *taskExt                // optional, immutable after creation
+}
+
+// taskExt holds what only some tasks have. It is written before the task is
+// published and only read afterwards.
+type taskExt struct {
+	name            string
+	continueOnError bool
+	face            ScheduledFuture // the *Future[T] of a Callable; nil for a Task
+	labels          context.Context // pprof labels carrying the name, or nil
+}
+
+// taskAux holds the done channel and the run context, both made lazily so a
+// task that nobody waits on and whose run never looks at ctx.Done costs no
+// channel.
+type taskAux struct {
+	mu     sync.Mutex // guards the fields below
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// closedChan is the Done channel of a future that was already done when
+// Done was first called.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+func (t *task) loadState() taskState { return taskState(t.state.Load() & stateMask) }
+
+// face returns the ScheduledFuture value the scheduling call returned (R-8a).
+func (t *task) face() ScheduledFuture {
+	if t.ext != nil && t.ext.face != nil {
+		return t.ext.face
+	}
+	return t
+}
+
+// schedTask lets the scheduler find the task behind a ScheduledFuture.
+func (t *task) schedTask() *task { return t }
+
+// taskHolder is implemented by *task and, through embedding, by *Future[T].
+type taskHolder interface{ schedTask() *task }
+
+// name returns the task's name, or a stand-in for logs.
+func (t *task) logName() string {
+	if t.ext != nil && t.ext.name != "" {
+		return t.ext.name
+	}
+	return fmt.Sprintf("task-%d", t.seq)
+}
+
+func (t *task) continueOnError() bool { return t.ext != nil && t.ext.continueOnError }
+
+// getAux returns the task's aux, creating it on first use.
+func (t *task) getAux() *taskAux {
+	if a := t.aux.Load(); a != nil {
+		return a
+	}
+	t.aux.CompareAndSwap(nil, &taskAux{})
+	return t.aux.Load()
+}
+
+// complete sets the outcome of a run (JDK set / setException): it succeeds
+// only from stateNew, so a task canceled during its run keeps its canceled
+// state and the run's outcome is discarded. err == nil completes normally.
+// It reports whether this call set the outcome.
+func (t *task) complete(err error) bool {
+	for {
+		old := t.state.Load()
+		if taskState(old&stateMask) != stateNew {
+			return false
+		}
+		if t.state.CompareAndSwap(old, old&^stateMask|uint32(stateCompleting)) {
+			break
+		}
+	}
+	final := stateNormal
+	if err != nil {
+		t.err = err
+		final = stateFailed
+	}
+	// Only this goroutine may leave stateCompleting: a plain store would
+	// lose a concurrent interrupt bit, so swap the low bits with a CAS.
+	for {
+		old := t.state.Load()
+		if t.state.CompareAndSwap(old, old&^stateMask|uint32(final)) {
+			break
+		}
+	}
+	t.finish()
+	return true
+}
+
+// cancelState moves the task from stateNew to stateCanceled (JDK cancel's
+// CAS) and closes Done. It does not touch the queue; the caller does.
+func (t *task) cancelState() bool {
+	for {
+		old := t.state.Load()
+		if taskState(old&stateMask) != stateNew {
+			return false
+		}
+		if t.state.CompareAndSwap(old, old&^stateMask|uint32(stateCanceled)) {
+			break
+		}
+	}
+	t.s.canceled.Add(1)
+	t.finish()
+	return true
+}
+
+// finish closes Done (JDK finishCompletion). The state is already final, so
+// a Done created after this sees it and returns a closed channel.
+func (t *task) finish() {
+	a := t.aux.Load()
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.done != nil && a.done != closedChan {
+		close(a.done)
+	}
+	a.done = closedChan
+	a.mu.Unlock()
+}
+
+// Done implements [ScheduledFuture].
+func (t *task) Done() <-chan struct{} {
+	if t.loadState() > stateCompleting {
+		return closedChan
+	}
+	a := t.getAux()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done == nil {
+		// finish stores closedChan under a.mu after the final state, so
+		// either it runs after this and closes the new channel, or the
+		// state read here is already final.
+		if t.loadState() > stateCompleting {
+			a.done = closedChan
+		} else {
+			a.done = make(chan struct{})
+		}
+	}
+	return a.done
+}
+
+// Cancel implements [ScheduledFuture] (JDK ScheduledFutureTask.cancel).
+// Under the remove-on-cancel policy the task also leaves the queue at once.
+func (t *task) Cancel(mayInterruptIfRunning bool) bool {
+	if !t.cancelState() {
+		return false
+	}
+	if mayInterruptIfRunning {
+		t.interrupt()
+	}
+	if t.s.removeOnCancel.Load() {
+		t.s.removeQueued(t)
+	}
+	return true
+}
+
+// IsCanceled implements [ScheduledFuture].
+func (t *task) IsCanceled() bool { return t.loadState() == stateCanceled }
+
+// IsDone implements [ScheduledFuture]. It becomes true when Done is closed.
+func (t *task) IsDone() bool { return t.loadState() > stateCompleting }
+
+// IsPeriodic implements [ScheduledFuture].
+func (t *task) IsPeriodic() bool { return t.period != 0 }
+
+// Delay implements [ScheduledFuture].
+func (t *task) Delay() time.Duration { return time.Duration(t.when.Load() - t.s.now()) }
+
+// Name implements [ScheduledFuture].
+func (t *task) Name() string {
+	if t.ext == nil {
+		return ""
+	}
+	return t.ext.name
+}
+
+// Wait implements [ScheduledFuture].
+func (t *task) Wait(ctx context.Context) error {
+	if !t.IsDone() {
+		select {
+		case <-t.Done():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return t.outcome()
+}
+
+// outcome returns the error of a done task (JDK report).
+func (t *task) outcome() error {
+	switch t.loadState() {
+	case stateCanceled:
+		return ErrCanceled
+	case stateFailed:
+		return t.err
+	}
+	return nil
+}
+
+// String describes the task the way JDK FutureTask.toString does.
+func (t *task) String() string {
+	var st string
+	switch t.loadState() {
+	case stateNormal:
+		st = "Completed normally"
+	case stateFailed:
+		st = "Completed exceptionally: " + t.err.Error()
+	case stateCanceled:
+		st = "Canceled"
+	default:
+		st = "Not completed"
+	}
+	return fmt.Sprintf("scheduler.Future[%s][%s]", t.logName(), st)
+}
+
+// interrupt cancels the task's run context, now or as soon as it is made.
+func (t *task) interrupt() {
+	t.state.Or(interruptedBit)
+	if a := t.aux.Load(); a != nil {
+		a.mu.Lock()
+		if a.cancel != nil {
+			a.cancel()
+		}
+		a.mu.Unlock()
+	}
+}
+
+// runContext returns the ctx a run is given. It is the task itself seen as
+// a context.Context, so a run costs no allocation; the real cancelable
+// context is made only when the run first asks for Done, Err or Value.
+func (t *task) runContext() context.Context { return (*runCtx)(t) }
+
+// runCtx is a task seen as the context.Context of its runs. Its Value
+// forwards to the lazily made cancel context, so context.WithCancel(ctx)
+// and friends attach to it directly, without a goroutine.
+type runCtx task
+
+func (c *runCtx) ctx() context.Context {
+	t := (*task)(c)
+	a := t.getAux()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx == nil {
+		a.ctx, a.cancel = context.WithCancel(context.Background())
+		// interrupt sets the bit before it looks for a.cancel, so an
+		// interrupt that found no context is seen here.
+		if t.state.Load()&interruptedBit != 0 {
+			a.cancel()
+		}
+	}
+	return a.ctx
+}
+
+// Deadline implements context.Context: runs have no deadline.
+func (c *runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done implements context.Context.
+func (c *runCtx) Done() <-chan struct{} { return c.ctx().Done() }
+
+// Err implements context.Context.
+func (c *runCtx) Err() error { return c.ctx().Err() }
+
+// Value implements context.Context.
+func (c *runCtx) Value(key any) any { return c.ctx().Value(key) }
+
+// String names the context for debugging.
+func (c *runCtx) String() string { return "scheduler.runContext(" + (*task)(c).logName() + ")" }
+
+// Future is the future of a [Callable]: a [ScheduledFuture] whose Get
+// returns the callable's result. It is the Go counterpart of the JDK's
+// ScheduledFutureTask<V>. A Future comes only from [ScheduleCallable],
+// [SubmitCallable] or [InvokeAll]; the zero value is not usable. Its methods
+// are safe for concurrent use.
+type Future[T any] struct {
+	value T // written by the run before the state becomes final; read after
+	task
+}
+
+// Get waits for the future to be done and returns the callable's result and
+// nil; or the zero T and an error wrapping ErrCanceled after cancel, the
+// callable's own error after a failure, a *PanicError after a panic; or
+// ctx.Err() if ctx ends first (JDK Future.get). A done future answers even
+// when ctx has already ended.
+func (f *Future[T]) Get(ctx context.Context) (T, error) {
+	if err := f.Wait(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f.value, nil
+}
+
+// String describes the future (JDK FutureTask.toString).
+func (f *Future[T]) String() string { return f.task.String() }
