@@ -1,0 +1,715 @@
+//go:build unix
+
+// The benchmarks compare the Scheduler with time.AfterFunc (one runtime
+// timer per task, a goroutine per firing) and with chanheap, a deliberately
+// naive single-goroutine container/heap dispatcher fed over a channel that
+// serves as a floor. Every benchmark has the sub-benchmarks impl=afterfunc,
+// impl=scheduler and impl=chanheap, so that one run gives the ratios:
+//
+//	go test -run XXX -bench . -count 6 . > bench.txt
+//	benchstat -col '/impl@(afterfunc scheduler chanheap)' bench.txt
+//
+// CI runs them once with -benchtime 1x so that they keep compiling. The file
+// is unix-only because BenchmarkPeriodicRun reads the process's CPU time with
+// getrusage.
+
+package scheduler_test
+
+import (
+	"container/heap"
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/stretchr/testify/require"
+)
+
+// benchImpls names the implementations every benchmark compares, the
+// reference first so that benchstat's "vs base" column is the ratio to it.
+var benchImpls = []string{"afterfunc", "scheduler", "chanheap"}
+
+// benchPending are the queue sizes the schedule benchmarks run at.
+var benchPending = []struct {
+	name string
+	n    int
+}{{"0", 0}, {"1k", 1_000}, {"100k", 100_000}, {"1M", 1_000_000}}
+
+// benchDelays are one-shot delays drawn uniformly from [1h, 2h), so that
+// nothing fires during a benchmark and inserts land anywhere in the queue.
+// They are drawn once, with a fixed seed, so that no benchmark times a
+// random number generator.
+var benchDelays = func() []time.Duration {
+	r := rand.New(rand.NewPCG(4, 2))
+	d := make([]time.Duration, 1<<16)
+	for i := range d {
+		d[i] = time.Hour + time.Duration(r.Int64N(int64(time.Hour)))
+	}
+	return d
+}()
+
+// benchDelay returns the i-th delay of benchDelays, cycling.
+func benchDelay(i int) time.Duration { return benchDelays[i&(len(benchDelays)-1)] }
+
+// benchNop is the body of the tasks whose runs are not what is measured.
+func benchNop(context.Context) error { return nil }
+
+// benchNopFunc is benchNop for time.AfterFunc and chanheap.
+func benchNopFunc() {}
+
+// benchPool is the pool size of the Scheduler and of chanheap: one worker
+// per CPU, as time.AfterFunc's goroutines can use every P.
+func benchPool() int { return runtime.GOMAXPROCS(0) }
+
+// benchNewScheduler returns a Scheduler with benchPool workers and
+// remove-on-cancel, so that a canceled task leaves the queue at once as a
+// stopped runtime timer does. It is shut down when the benchmark ends.
+func benchNewScheduler(b *testing.B) *scheduler.Scheduler {
+	s, err := scheduler.New(benchPool(), scheduler.WithRemoveOnCancel(true))
+	require.NoError(b, err)
+	b.Cleanup(func() { benchStopScheduler(b, s) })
+	return s
+}
+
+// benchStopScheduler shuts s down and waits for its workers to exit.
+func benchStopScheduler(b *testing.B, s *scheduler.Scheduler) {
+	s.ShutdownNow()
+	require.NoError(b, s.AwaitTermination(context.Background()))
+}
+
+// ---------------------------------------------------------------------------
+// The queues behind BenchmarkSchedule, BenchmarkScheduleCancel and
+// BenchmarkPendingMemory: each schedules no-op one-shot tasks far in the
+// future and cancels them.
+
+// benchQueue is one implementation as the schedule benchmarks drive it.
+type benchQueue interface {
+	// add schedules a no-op one-shot task to run after d.
+	add(d time.Duration)
+	// addCancel schedules a no-op one-shot task to run after d and
+	// cancels it at once.
+	addCancel(d time.Duration)
+	// settle waits until every add and cancel has taken effect (chanheap
+	// applies them asynchronously).
+	settle()
+	// close cancels everything and releases the queue.
+	close()
+}
+
+// benchNewQueue returns the queue of impl. capHint is how many tasks add
+// will be called for, if known.
+func benchNewQueue(b *testing.B, impl string, capHint int) benchQueue {
+	switch impl {
+	case "scheduler":
+		return &benchSchedulerQueue{b: b, s: benchNewScheduler(b)}
+	case "afterfunc":
+		q := &benchAfterFuncQueue{b: b}
+		if capHint > 0 {
+			q.cur = make([]*time.Timer, 0, capHint)
+		}
+		b.Cleanup(q.close)
+		return q
+	case "chanheap":
+		c := benchNewChanHeap(b, benchPool())
+		return &benchChanHeapQueue{c: c}
+	}
+	b.Fatalf("unknown impl %q", impl)
+	return nil
+}
+
+type benchSchedulerQueue struct {
+	b *testing.B
+	s *scheduler.Scheduler
+}
+
+func (q *benchSchedulerQueue) add(d time.Duration) {
+	if _, err := q.s.Schedule(benchNop, d); err != nil {
+		q.b.Fatal(err)
+	}
+}
+
+func (q *benchSchedulerQueue) addCancel(d time.Duration) {
+	f, err := q.s.Schedule(benchNop, d)
+	if err != nil {
+		q.b.Fatal(err)
+	}
+	f.Cancel(false)
+}
+
+func (q *benchSchedulerQueue) settle() {}
+func (q *benchSchedulerQueue) close()  {} // benchNewScheduler's cleanup stops it
+
+// benchAfterFuncQueue keeps the timers that add made, to stop them at the
+// end: a runtime timer left pending would keep its memory, and the GC would
+// keep scanning it, for the rest of the process.
+type benchAfterFuncQueue struct {
+	b      *testing.B
+	timed  bool            // add runs inside the timed loop
+	chunks [][]*time.Timer // full chunks
+	cur    []*time.Timer
+}
+
+const benchChunk = 1 << 16
+
+func (q *benchAfterFuncQueue) add(d time.Duration) {
+	if len(q.cur) == cap(q.cur) {
+		q.grow()
+	}
+	q.cur = append(q.cur, time.AfterFunc(d, benchNopFunc))
+}
+
+// grow starts a new chunk of handles; the allocation is not timed, since
+// it is the benchmark's bookkeeping (one slot per task), not the cost of a
+// timer.
+func (q *benchAfterFuncQueue) grow() {
+	if q.timed {
+		q.b.StopTimer()
+		defer q.b.StartTimer()
+	}
+	if q.cur != nil {
+		q.chunks = append(q.chunks, q.cur)
+	}
+	q.cur = make([]*time.Timer, 0, benchChunk)
+}
+
+func (q *benchAfterFuncQueue) addCancel(d time.Duration) {
+	time.AfterFunc(d, benchNopFunc).Stop()
+}
+
+func (q *benchAfterFuncQueue) settle() {}
+
+func (q *benchAfterFuncQueue) close() {
+	for _, c := range append(q.chunks, q.cur) {
+		for _, t := range c {
+			t.Stop()
+		}
+	}
+	q.chunks, q.cur = nil, nil
+}
+
+type benchChanHeapQueue struct{ c *benchChanHeap }
+
+func (q *benchChanHeapQueue) add(d time.Duration) { q.c.schedule(d, benchNopFunc) }
+
+func (q *benchChanHeapQueue) addCancel(d time.Duration) {
+	q.c.cancel(q.c.schedule(d, benchNopFunc))
+}
+
+func (q *benchChanHeapQueue) settle() { q.c.sync() }
+func (q *benchChanHeapQueue) close()  {} // benchNewChanHeap's cleanup stops it
+
+// benchPrefill schedules n tasks in q, outside the timer.
+func benchPrefill(q benchQueue, n int) {
+	for i := range n {
+		q.add(benchDelay(i))
+	}
+	q.settle()
+}
+
+// BenchmarkSchedule measures scheduling one one-shot task at a random delay
+// of 1h..2h into a queue already holding pending tasks; the queue grows by
+// one task per op.
+func BenchmarkSchedule(b *testing.B) {
+	for _, p := range benchPending {
+		for _, impl := range benchImpls {
+			b.Run("pending="+p.name+"/impl="+impl, func(b *testing.B) {
+				b.ReportAllocs()
+				q := benchNewQueue(b, impl, p.n)
+				benchPrefill(q, p.n)
+				if aq, ok := q.(*benchAfterFuncQueue); ok {
+					aq.timed = true
+				}
+				i := p.n
+				for b.Loop() {
+					q.add(benchDelay(i))
+					i++
+				}
+				q.settle()
+			})
+		}
+	}
+}
+
+// BenchmarkScheduleCancel measures scheduling one one-shot task at a random
+// delay of 1h..2h and canceling it (time.AfterFunc + Stop), with pending
+// other tasks queued: the timeout pattern. The Scheduler removes canceled
+// tasks at once (WithRemoveOnCancel), so the queue keeps its size.
+func BenchmarkScheduleCancel(b *testing.B) {
+	for _, p := range benchPending {
+		for _, impl := range benchImpls {
+			b.Run("pending="+p.name+"/impl="+impl, func(b *testing.B) {
+				b.ReportAllocs()
+				q := benchNewQueue(b, impl, p.n)
+				benchPrefill(q, p.n)
+				i := p.n
+				for b.Loop() {
+					q.addCancel(benchDelay(i))
+					i++
+				}
+				q.settle()
+			})
+		}
+	}
+}
+
+// BenchmarkPendingMemory reports the heap bytes each pending task holds
+// (B/pending): the live heap after a GC with pending tasks queued, less the
+// live heap before, divided by pending. The tasks share one body, and their
+// handles are not counted (a Scheduler keeps its tasks in its queue; the
+// afterfunc handles are allocated before the baseline).
+func BenchmarkPendingMemory(b *testing.B) {
+	for _, p := range benchPending[2:] {
+		for _, impl := range benchImpls {
+			b.Run("pending="+p.name+"/impl="+impl, func(b *testing.B) {
+				b.ReportAllocs()
+				var sum float64
+				for range b.N {
+					sum += benchBytesPerPending(b, impl, p.n)
+				}
+				b.ReportMetric(sum/float64(b.N), "B/pending")
+			})
+		}
+	}
+}
+
+// benchBytesPerPending fills a new queue of impl with n tasks and returns
+// the live heap bytes per task.
+func benchBytesPerPending(b *testing.B, impl string, n int) float64 {
+	q := benchNewQueue(b, impl, n)
+	defer q.close()
+	before := benchLiveHeap()
+	benchPrefill(q, n)
+	after := benchLiveHeap()
+	runtime.KeepAlive(q)
+	return float64(after-before) / float64(n)
+}
+
+// benchLiveHeap returns the heap bytes in use after a full collection.
+func benchLiveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// ---------------------------------------------------------------------------
+// Firing.
+
+// benchCounter counts runs and closes done at the target-th.
+type benchCounter struct {
+	n      atomic.Int64
+	target int64
+	done   chan struct{}
+}
+
+func benchNewCounter(target int) *benchCounter {
+	return &benchCounter{target: int64(target), done: make(chan struct{})}
+}
+
+func (c *benchCounter) hit() {
+	if c.n.Add(1) == c.target {
+		close(c.done)
+	}
+}
+
+// BenchmarkFire measures throughput: b.N zero-delay tasks submitted from
+// one goroutine, timed until the last has run, on a pool of GOMAXPROCS
+// workers (time.AfterFunc(0, f) starts a goroutine per task). It reports
+// tasks/s; ns/op is its inverse.
+func BenchmarkFire(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			c := benchNewCounter(b.N)
+			hitFunc := c.hit
+			switch impl {
+			case "scheduler":
+				s := benchNewScheduler(b)
+				s.PrestartAllCoreWorkers()
+				hit := func(context.Context) error { c.hit(); return nil }
+				b.ResetTimer()
+				for range b.N {
+					if _, err := s.Submit(hit); err != nil {
+						b.Fatal(err)
+					}
+				}
+			case "afterfunc":
+				b.ResetTimer()
+				for range b.N {
+					time.AfterFunc(0, hitFunc)
+				}
+			case "chanheap":
+				ch := benchNewChanHeap(b, benchPool())
+				b.ResetTimer()
+				for range b.N {
+					ch.schedule(0, hitFunc)
+				}
+			}
+			<-c.done
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Periodic runs.
+
+// benchPeriodicTasks and benchPeriod are BenchmarkPeriodicRun's workload:
+// 1000 fixed-rate tasks every 10 ms, 100,000 runs a second.
+const (
+	benchPeriodicTasks = 1000
+	benchPeriod        = 10 * time.Millisecond
+	benchFirstRun      = 20 * time.Millisecond // after the last task is scheduled
+)
+
+// BenchmarkPeriodicRun measures the cost of a periodic run: 1000 fixed-rate
+// tasks every 10 ms (first runs staggered over one period), until b.N runs
+// have happened. ns/op is the pace (10 µs a run), not the cost; the cost is
+// cpu-ns/run, the process's CPU time (getrusage) per run. runs-% is the
+// share of the runs due by the end that had run by then (100 means none
+// was behind). time.AfterFunc re-arms each timer from its callback at its
+// next fixed-rate due time; chanheap re-queues the task from its worker.
+func BenchmarkPeriodicRun(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			c := benchNewCounter(b.N)
+			start := time.Now()
+			// due[i] is the first run of task i, relative to start.
+			first := make([]time.Duration, benchPeriodicTasks)
+			for i := range first {
+				first[i] = benchFirstRun + time.Duration(i)*benchPeriod/benchPeriodicTasks
+			}
+			var stop func()
+			switch impl {
+			case "scheduler":
+				s := benchNewScheduler(b)
+				hit := func(context.Context) error { c.hit(); return nil }
+				for i := range first {
+					_, err := s.ScheduleAtFixedRate(hit, first[i]-time.Since(start), benchPeriod)
+					require.NoError(b, err)
+				}
+				stop = func() { benchStopScheduler(b, s) }
+			case "afterfunc":
+				stop = benchStartRearming(start, first, c)
+			case "chanheap":
+				ch := benchNewChanHeap(b, benchPool())
+				for i := range first {
+					ch.schedulePeriodic(start.Add(first[i]), benchPeriod, c.hit)
+				}
+				stop = func() {}
+			}
+			cpu0 := benchCPUTime()
+			b.ResetTimer()
+			<-c.done
+			b.StopTimer()
+			cpu := benchCPUTime() - cpu0
+			elapsed := time.Since(start)
+			stop()
+			due := 0
+			for _, f := range first {
+				if elapsed >= f {
+					due += int((elapsed-f)/benchPeriod) + 1
+				}
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/run")
+			b.ReportMetric(100*float64(b.N)/float64(max(due, b.N)), "runs-%")
+		})
+	}
+}
+
+// benchStartRearming starts one self-re-arming time.AfterFunc timer per
+// first run: the fixed-rate idiom without a scheduler. It returns a func
+// that stops them all.
+func benchStartRearming(start time.Time, first []time.Duration, c *benchCounter) func() {
+	var stopped atomic.Bool
+	timers := make([]*benchRearm, len(first))
+	for i, f := range first {
+		r := &benchRearm{next: start.Add(f), c: c, stopped: &stopped}
+		// Make the timer stopped, publish it, then arm it: the first run
+		// may then Reset r.t without a lock.
+		r.t = time.AfterFunc(time.Hour, r.run)
+		r.t.Stop()
+		r.t.Reset(time.Until(r.next))
+		timers[i] = r
+	}
+	return func() {
+		stopped.Store(true)
+		for _, r := range timers {
+			r.t.Stop()
+		}
+	}
+}
+
+// benchRearm is one fixed-rate task on a time.AfterFunc timer. A run that
+// was in flight when the timers were stopped may re-arm its timer once
+// more; the next run sees stopped and does not.
+type benchRearm struct {
+	t       *time.Timer
+	next    time.Time // the due time of the next run; only runs touch it
+	c       *benchCounter
+	stopped *atomic.Bool
+}
+
+func (r *benchRearm) run() {
+	r.c.hit()
+	if !r.stopped.Load() {
+		r.next = r.next.Add(benchPeriod)
+		r.t.Reset(time.Until(r.next))
+	}
+}
+
+// benchCPUTime returns the user and system CPU time the process has used.
+func benchCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ---------------------------------------------------------------------------
+// Lateness.
+
+// BenchmarkLateness measures how late tasks run: each op schedules 20,000
+// one-shot tasks at random delays spread over 2 s and records, for each,
+// the time from its due instant to the start of its run. It reports the
+// percentiles over all ops in µs (p50-µs, p99-µs, p999-µs, max-µs).
+func BenchmarkLateness(b *testing.B) {
+	const (
+		tasks  = 20_000
+		spread = 2 * time.Second
+	)
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			var all []time.Duration
+			for range b.N {
+				all = append(all, benchLatenessRound(b, impl, tasks, spread)...)
+			}
+			slices.Sort(all)
+			for _, p := range []struct {
+				unit string
+				q    float64
+			}{{"p50-µs", 0.50}, {"p99-µs", 0.99}, {"p999-µs", 0.999}, {"max-µs", 1}} {
+				i := min(int(p.q*float64(len(all))), len(all)-1)
+				b.ReportMetric(float64(all[i])/float64(time.Microsecond), p.unit)
+			}
+		})
+	}
+}
+
+// benchLatenessRound runs one round of BenchmarkLateness and returns the
+// lateness of each task.
+func benchLatenessRound(b *testing.B, impl string, tasks int, spread time.Duration) []time.Duration {
+	r := rand.New(rand.NewPCG(7, 7))
+	late := make([]time.Duration, tasks)
+	var wg sync.WaitGroup
+	wg.Add(tasks)
+	var sched func(d time.Duration, fn func())
+	switch impl {
+	case "scheduler":
+		s, err := scheduler.New(benchPool())
+		require.NoError(b, err)
+		defer benchStopScheduler(b, s)
+		sched = func(d time.Duration, fn func()) {
+			_, err := s.Schedule(func(context.Context) error { fn(); return nil }, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	case "afterfunc":
+		sched = func(d time.Duration, fn func()) { time.AfterFunc(d, fn) }
+	case "chanheap":
+		ch := benchNewChanHeapUnmanaged(benchPool())
+		defer ch.stop()
+		sched = func(d time.Duration, fn func()) { ch.schedule(d, fn) }
+	}
+	for i := range tasks {
+		d := time.Duration(r.Int64N(int64(spread)))
+		due := time.Now().Add(d)
+		sched(d, func() {
+			late[i] = time.Since(due)
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	return late
+}
+
+// ---------------------------------------------------------------------------
+// chanheap: the floor. One dispatcher goroutine owns a container/heap of
+// items and one time.Timer for the head; Schedule and Cancel are messages
+// to it over a channel, and due items are handed to a pool of workers over
+// another channel. It is what one writes in an afternoon; the Scheduler
+// must beat it.
+
+type benchChanHeap struct {
+	origin time.Time
+	ops    chan benchChanOp
+	run    chan *benchChanItem
+	quit   chan struct{} // closed by stop
+	wg     sync.WaitGroup
+}
+
+// benchChanItem is one task. index is its slot in the heap, -1 when not
+// queued; only the dispatcher touches it.
+type benchChanItem struct {
+	when   int64 // nanoseconds since origin
+	period time.Duration
+	fn     func()
+	index  int
+}
+
+type benchChanOp struct {
+	it     *benchChanItem
+	cancel bool
+	sync   chan struct{} // closed by the dispatcher once the ops before it are applied
+}
+
+// benchNewChanHeap starts a chanheap with workers workers, stopped when the
+// benchmark ends.
+func benchNewChanHeap(b *testing.B, workers int) *benchChanHeap {
+	c := benchNewChanHeapUnmanaged(workers)
+	b.Cleanup(c.stop)
+	return c
+}
+
+func benchNewChanHeapUnmanaged(workers int) *benchChanHeap {
+	c := &benchChanHeap{
+		origin: time.Now(),
+		ops:    make(chan benchChanOp, 1024),
+		run:    make(chan *benchChanItem, 1024),
+		quit:   make(chan struct{}),
+	}
+	c.wg.Add(1 + workers)
+	go c.dispatch()
+	for range workers {
+		go c.work()
+	}
+	return c
+}
+
+func (c *benchChanHeap) now() int64 { return int64(time.Since(c.origin)) }
+
+// schedule queues fn to run after d and returns its handle for cancel.
+func (c *benchChanHeap) schedule(d time.Duration, fn func()) *benchChanItem {
+	it := &benchChanItem{when: c.now() + int64(d), fn: fn, index: -1}
+	c.ops <- benchChanOp{it: it}
+	return it
+}
+
+// schedulePeriodic queues fn to run at first and every period after it, at
+// a fixed rate.
+func (c *benchChanHeap) schedulePeriodic(first time.Time, period time.Duration, fn func()) {
+	c.ops <- benchChanOp{it: &benchChanItem{when: int64(first.Sub(c.origin)), period: period, fn: fn, index: -1}}
+}
+
+// cancel removes it from the queue if it has not been dispatched.
+func (c *benchChanHeap) cancel(it *benchChanItem) { c.ops <- benchChanOp{it: it, cancel: true} }
+
+// sync waits until every op sent before it has been applied.
+func (c *benchChanHeap) sync() {
+	done := make(chan struct{})
+	c.ops <- benchChanOp{sync: done}
+	<-done
+}
+
+// stop ends the dispatcher and the workers; queued items are dropped. No
+// schedule, cancel or sync may follow.
+func (c *benchChanHeap) stop() {
+	close(c.quit)
+	c.wg.Wait()
+}
+
+func (c *benchChanHeap) work() {
+	defer c.wg.Done()
+	for it := range c.run {
+		it.fn()
+		if it.period > 0 {
+			it.when += int64(it.period) // fixed rate
+			select {
+			case c.ops <- benchChanOp{it: it}:
+			case <-c.quit:
+			}
+		}
+	}
+}
+
+func (c *benchChanHeap) dispatch() {
+	defer c.wg.Done()
+	var h benchChanItems
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := int64(-1) // the head time the timer is armed for
+	for {
+		select {
+		case <-c.quit:
+			timer.Stop()
+			close(c.run)
+			return
+		case op := <-c.ops:
+			switch {
+			case op.sync != nil:
+				close(op.sync)
+			case op.cancel:
+				if op.it.index >= 0 {
+					heap.Remove(&h, op.it.index)
+				}
+			default:
+				heap.Push(&h, op.it)
+			}
+		case <-timer.C:
+			armed = -1
+		}
+		if len(h) == 0 {
+			continue
+		}
+		now := c.now()
+		for len(h) > 0 && h[0].when <= now {
+			select {
+			case c.run <- heap.Pop(&h).(*benchChanItem):
+			case <-c.quit:
+			}
+		}
+		if len(h) > 0 && h[0].when != armed {
+			timer.Reset(time.Duration(h[0].when - now))
+			armed = h[0].when
+		}
+	}
+}
+
+// benchChanItems is the dispatcher's container/heap.Interface.
+type benchChanItems []*benchChanItem
+
+func (h benchChanItems) Len() int           { return len(h) }
+func (h benchChanItems) Less(i, j int) bool { return h[i].when < h[j].when }
+func (h benchChanItems) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+
+func (h *benchChanItems) Push(x any) {
+	it := x.(*benchChanItem)
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+
+func (h *benchChanItems) Pop() any {
+	old := *h
+	n := len(old) - 1
+	it := old[n]
+	old[n] = nil
+	it.index = -1
+	*h = old[:n]
+	return it
+}
