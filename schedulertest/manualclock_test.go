@@ -536,7 +536,8 @@ func TestAdvanceAndSettleStopsAtEachDueTime(t *testing.T) {
 
 	require.NoError(t, AdvanceAndSettle(t.Context(), clk, idle, 5*time.Second))
 
-	require.Equal(t, []time.Time{at(time.Second), at(3 * time.Second), at(5 * time.Second)}, idle.calls)
+	// The first call settles before any step; then one per due time.
+	require.Equal(t, []time.Time{start, at(time.Second), at(3 * time.Second), at(5 * time.Second)}, idle.calls)
 	require.Equal(t, at(5*time.Second), clk.Now())
 	require.Equal(t, at(3*time.Second), requireValue(t, tm.C()))
 	require.Equal(t, 1, clk.Waiters())
@@ -585,7 +586,7 @@ func TestAdvanceAndSettleRearmAtSameInstant(t *testing.T) {
 	ran := 0
 	idle := &recordingIdle{clk: clk}
 	idle.react = func() {
-		if len(idle.calls) == 1 {
+		if len(idle.calls) == 2 { // the call at the first step
 			clk.AfterFunc(0, func() { ran++ })
 		}
 	}
@@ -593,7 +594,7 @@ func TestAdvanceAndSettleRearmAtSameInstant(t *testing.T) {
 
 	require.NoError(t, AdvanceAndSettle(t.Context(), clk, idle, 2*time.Second))
 	require.Equal(t, 1, ran)
-	require.Equal(t, []time.Time{at(time.Second), at(time.Second), at(2 * time.Second)}, idle.calls)
+	require.Equal(t, []time.Time{start, at(time.Second), at(time.Second), at(2 * time.Second)}, idle.calls)
 }
 
 func TestAdvanceAndSettleGivesUpOnEndlessInstant(t *testing.T) {
@@ -603,8 +604,12 @@ func TestAdvanceAndSettleGivesUpOnEndlessInstant(t *testing.T) {
 
 	clk := NewManualClock(start)
 	idle := &recordingIdle{clk: clk}
-	idle.react = func() { clk.AfterFunc(0, func() {}) } // never lets time move
 	clk.AfterFunc(time.Second, func() {})
+	idle.react = func() { // from the first step on, never lets time move
+		if len(idle.calls) > 1 {
+			clk.AfterFunc(0, func() {})
+		}
+	}
 
 	err := AdvanceAndSettle(t.Context(), clk, idle, 2*time.Second)
 	require.EqualError(t, err, "schedulertest: AdvanceAndSettle: more than 100 timers fired at one instant")
@@ -618,7 +623,7 @@ func TestAdvanceAndSettleErrors(t *testing.T) {
 		idle := &recordingIdle{clk: clk, err: boom}
 		clk.AfterFunc(time.Second, func() {})
 		require.ErrorIs(t, AdvanceAndSettle(t.Context(), clk, idle, 2*time.Second), boom)
-		require.Equal(t, at(time.Second), clk.Now(), "it stops at the failing step")
+		require.Equal(t, start, clk.Now(), "it stops at the failing first settle")
 	})
 
 	t.Run("ctx done", func(t *testing.T) {
@@ -639,5 +644,5 @@ func TestAdvanceAndSettleNegative(t *testing.T) {
 	clk.AfterFunc(time.Second, func() {})
 	require.NoError(t, AdvanceAndSettle(t.Context(), clk, idle, -time.Second))
 	require.Equal(t, start, clk.Now())
-	require.Equal(t, []time.Time{start}, idle.calls)
+	require.Equal(t, []time.Time{start, start}, idle.calls, "settles before and after")
 }

@@ -12,7 +12,8 @@ var maxStepsPerInstant = 1_000_000
 
 // AdvanceAndSettle moves clk forward by d the way real time would pass: it
 // steps from timer to timer, and at each due time lets the code under test
-// settle before moving on. Repeatedly, while the earliest live timer is due
+// settle before moving on. It first calls idle.AwaitIdle(ctx), so that work
+// submitted just before the call has armed its timers; then, repeatedly, while the earliest live timer is due
 // at or before the target, it sets the clock to that due time and calls
 // idle.AwaitIdle(ctx); finally it sets the clock to the target and calls
 // AwaitIdle once more. It returns the first error from AwaitIdle or ctx.
@@ -28,8 +29,16 @@ var maxStepsPerInstant = 1_000_000
 // fires it too without moving time. Code that keeps doing that would never
 // let time move on, so after a million steps at one instant AdvanceAndSettle
 // gives up with an error. A negative d moves nothing; AwaitIdle is still
-// called once.
+// called.
 func AdvanceAndSettle(ctx context.Context, clk *ManualClock, idle interface{ AwaitIdle(context.Context) error }, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Settle first: a task scheduled just before this call may not have
+	// armed its timer yet, and stepping by NextDue would jump past it.
+	if err := idle.AwaitIdle(ctx); err != nil {
+		return err
+	}
 	target := clk.Now().Add(d)
 	var instant time.Time // the due time of the previous step
 	steps := 0            // how many steps were taken at instant
