@@ -38,6 +38,9 @@ type worker struct {
 	// is made on the worker's first timed wait and reused after.
 	timer Timer
 	wake  chan struct{} // capacity 1; sent to under q.mu, only while q.leader == this worker
+	// deadline is the trigger time the timer is armed for while this
+	// worker leads; q.mu. AwaitIdle reads it to know the lead is armed.
+	deadline int64
 
 	// current is the task this worker is running, for ShutdownNow's
 	// interrupt and for the accounting done when it comes back; q.mu.
@@ -125,6 +128,7 @@ func (s *Scheduler) leadLocked(w *worker, when, now int64) {
 			w.timer.Reset(delayDuration(when - now))
 		}
 	}
+	w.deadline = when
 	q.parked++
 	q.notifyIdleLocked()
 	q.mu.Unlock()

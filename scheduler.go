@@ -706,13 +706,26 @@ func (s *Scheduler) AwaitIdle(ctx context.Context) error {
 	}
 }
 
-// idleLocked is AwaitIdle's condition.
+// idleLocked is AwaitIdle's condition. Counting parked workers is not
+// enough: a worker counts as parked until it re-takes the lock, so a leader
+// whose timer fired, or that a new head woke, still counts while nobody waits
+// for the head. So a head not yet due also needs a leader whose timer is
+// armed for a time still ahead: then the lead is live and a later Advance
+// fires it. stateTidying is not idle: the Terminated hook is running.
 func (s *Scheduler) idleLocked() bool {
-	if s.active > 0 || s.q.parked < len(s.workers) {
+	if s.active > 0 || s.q.parked < len(s.workers) || s.state == stateTidying {
 		return false
 	}
 	head := s.q.heap.peek()
-	return head == nil || head.when.Load()-s.now() > 0
+	if head == nil {
+		return true
+	}
+	now := s.now()
+	if head.when.Load()-now <= 0 {
+		return false
+	}
+	l := s.q.leader
+	return l != nil && l.deadline-now > 0
 }
 
 // SetRemoveOnCancelPolicy sets the remove-on-cancel policy (JDK
