@@ -167,6 +167,11 @@ func ContinueOnError() TaskOption {
 
 // newTaskExt builds the optional part of a task, or nil when none is needed.
 func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
+	if len(opts) == 0 && face == nil {
+		// The common case, kept free of allocation: tc below escapes
+		// through the interface call, so it is on the heap.
+		return nil
+	}
 	var tc taskConfig
 	for _, o := range opts {
 		if o != nil {
