@@ -90,8 +90,15 @@ func benchStopScheduler(b *testing.B, s *scheduler.Scheduler) {
 
 // benchQueue is one implementation as the schedule benchmarks drive it.
 type benchQueue interface {
-	// add schedules a no-op one-shot task to run after d.
+	// prefill schedules n no-op one-shot tasks at benchDelay(0..n-1); they
+	// stay queued until close.
+	prefill(n int)
+	// add schedules a no-op one-shot task to run after d, as part of the
+	// current batch.
 	add(d time.Duration)
+	// dropBatch cancels the tasks of the current batch and starts a new
+	// one.
+	dropBatch()
 	// addCancel schedules a no-op one-shot task to run after d and
 	// cancels it at once.
 	addCancel(d time.Duration)
@@ -102,80 +109,91 @@ type benchQueue interface {
 	close()
 }
 
-// benchNewQueue returns the queue of impl. capHint is how many tasks add
-// will be called for, if known.
-func benchNewQueue(b *testing.B, impl string, capHint int) benchQueue {
+// benchNewQueue returns the queue of impl, stopped when the benchmark ends.
+// prefill is how many tasks prefill will be called for, and batch how many
+// add calls may come between two dropBatch calls: their bookkeeping is
+// allocated here, before anything is measured.
+func benchNewQueue(b *testing.B, impl string, prefill, batch int) benchQueue {
 	switch impl {
 	case "scheduler":
-		return &benchSchedulerQueue{b: b, s: benchNewScheduler(b)}
+		return &benchSchedulerQueue{b: b, s: benchNewScheduler(b),
+			batch: make([]scheduler.ScheduledFuture, 0, batch)}
 	case "afterfunc":
-		q := &benchAfterFuncQueue{b: b}
-		if capHint > 0 {
-			q.cur = make([]*time.Timer, 0, capHint)
+		q := &benchAfterFuncQueue{
+			kept:  make([]*time.Timer, 0, prefill),
+			batch: make([]*time.Timer, 0, batch),
 		}
 		b.Cleanup(q.close)
 		return q
 	case "chanheap":
-		c := benchNewChanHeap(b, benchPool())
-		return &benchChanHeapQueue{c: c}
+		return &benchChanHeapQueue{c: benchNewChanHeap(b, benchPool()),
+			batch: make([]*benchChanItem, 0, batch)}
 	}
 	b.Fatalf("unknown impl %q", impl)
 	return nil
 }
 
+// benchSchedulerQueue drives a Scheduler. Its queue keeps the prefilled
+// tasks; ShutdownNow (benchNewScheduler's cleanup) drops them.
 type benchSchedulerQueue struct {
-	b *testing.B
-	s *scheduler.Scheduler
+	b     *testing.B
+	s     *scheduler.Scheduler
+	batch []scheduler.ScheduledFuture
 }
 
-func (q *benchSchedulerQueue) add(d time.Duration) {
-	if _, err := q.s.Schedule(benchNop, d); err != nil {
-		q.b.Fatal(err)
-	}
-}
-
-func (q *benchSchedulerQueue) addCancel(d time.Duration) {
+func (q *benchSchedulerQueue) schedule(d time.Duration) scheduler.ScheduledFuture {
 	f, err := q.s.Schedule(benchNop, d)
 	if err != nil {
 		q.b.Fatal(err)
 	}
-	f.Cancel(false)
+	return f
 }
+
+func (q *benchSchedulerQueue) prefill(n int) {
+	for i := range n {
+		q.schedule(benchDelay(i))
+	}
+}
+
+func (q *benchSchedulerQueue) add(d time.Duration) { q.batch = append(q.batch, q.schedule(d)) }
+
+func (q *benchSchedulerQueue) dropBatch() {
+	for _, f := range q.batch {
+		f.Cancel(false)
+	}
+	clear(q.batch)
+	q.batch = q.batch[:0]
+}
+
+func (q *benchSchedulerQueue) addCancel(d time.Duration) { q.schedule(d).Cancel(false) }
 
 func (q *benchSchedulerQueue) settle() {}
-func (q *benchSchedulerQueue) close()  {} // benchNewScheduler's cleanup stops it
+func (q *benchSchedulerQueue) close()  {}
 
-// benchAfterFuncQueue keeps the timers that add made, to stop them at the
-// end: a runtime timer left pending would keep its memory, and the GC would
-// keep scanning it, for the rest of the process.
+// benchAfterFuncQueue keeps every timer it made, to stop it at the end: a
+// runtime timer left pending would keep its memory, and the GC would keep
+// scanning it, for the rest of the process.
 type benchAfterFuncQueue struct {
-	b      *testing.B
-	timed  bool            // add runs inside the timed loop
-	chunks [][]*time.Timer // full chunks
-	cur    []*time.Timer
+	kept  []*time.Timer // the prefilled timers
+	batch []*time.Timer
 }
 
-const benchChunk = 1 << 16
+func (q *benchAfterFuncQueue) prefill(n int) {
+	for i := range n {
+		q.kept = append(q.kept, time.AfterFunc(benchDelay(i), benchNopFunc))
+	}
+}
 
 func (q *benchAfterFuncQueue) add(d time.Duration) {
-	if len(q.cur) == cap(q.cur) {
-		q.grow()
-	}
-	q.cur = append(q.cur, time.AfterFunc(d, benchNopFunc))
+	q.batch = append(q.batch, time.AfterFunc(d, benchNopFunc))
 }
 
-// grow starts a new chunk of handles; the allocation is not timed, since
-// it is the benchmark's bookkeeping (one slot per task), not the cost of a
-// timer.
-func (q *benchAfterFuncQueue) grow() {
-	if q.timed {
-		q.b.StopTimer()
-		defer q.b.StartTimer()
+func (q *benchAfterFuncQueue) dropBatch() {
+	for _, t := range q.batch {
+		t.Stop()
 	}
-	if q.cur != nil {
-		q.chunks = append(q.chunks, q.cur)
-	}
-	q.cur = make([]*time.Timer, 0, benchChunk)
+	clear(q.batch)
+	q.batch = q.batch[:0]
 }
 
 func (q *benchAfterFuncQueue) addCancel(d time.Duration) {
@@ -185,50 +203,72 @@ func (q *benchAfterFuncQueue) addCancel(d time.Duration) {
 func (q *benchAfterFuncQueue) settle() {}
 
 func (q *benchAfterFuncQueue) close() {
-	for _, c := range append(q.chunks, q.cur) {
-		for _, t := range c {
-			t.Stop()
-		}
+	q.dropBatch()
+	for _, t := range q.kept {
+		t.Stop()
 	}
-	q.chunks, q.cur = nil, nil
+	q.kept = nil
 }
 
-type benchChanHeapQueue struct{ c *benchChanHeap }
+// benchChanHeapQueue drives a chanheap; stopping it (benchNewChanHeap's
+// cleanup) drops what is queued.
+type benchChanHeapQueue struct {
+	c     *benchChanHeap
+	batch []*benchChanItem
+}
 
-func (q *benchChanHeapQueue) add(d time.Duration) { q.c.schedule(d, benchNopFunc) }
+func (q *benchChanHeapQueue) prefill(n int) {
+	for i := range n {
+		q.c.schedule(benchDelay(i), benchNopFunc)
+	}
+	q.c.sync()
+}
+
+func (q *benchChanHeapQueue) add(d time.Duration) {
+	q.batch = append(q.batch, q.c.schedule(d, benchNopFunc))
+}
+
+func (q *benchChanHeapQueue) dropBatch() {
+	for _, it := range q.batch {
+		q.c.cancel(it)
+	}
+	q.c.sync()
+	clear(q.batch)
+	q.batch = q.batch[:0]
+}
 
 func (q *benchChanHeapQueue) addCancel(d time.Duration) {
 	q.c.cancel(q.c.schedule(d, benchNopFunc))
 }
 
 func (q *benchChanHeapQueue) settle() { q.c.sync() }
-func (q *benchChanHeapQueue) close()  {} // benchNewChanHeap's cleanup stops it
+func (q *benchChanHeapQueue) close()  {}
 
-// benchPrefill schedules n tasks in q, outside the timer.
-func benchPrefill(q benchQueue, n int) {
-	for i := range n {
-		q.add(benchDelay(i))
-	}
-	q.settle()
-}
+// benchBatch is how many tasks BenchmarkSchedule adds before it cancels
+// them, outside the timer, so that the queue stays near its pending size
+// however long the benchmark runs.
+func benchBatch(pending int) int { return max(1000, pending/10) }
 
 // BenchmarkSchedule measures scheduling one one-shot task at a random delay
-// of 1h..2h into a queue already holding pending tasks; the queue grows by
-// one task per op.
+// of 1h..2h into a queue holding pending tasks (and up to benchBatch more:
+// every batch of scheduled tasks is canceled outside the timer).
 func BenchmarkSchedule(b *testing.B) {
 	for _, p := range benchPending {
 		for _, impl := range benchImpls {
 			b.Run("pending="+p.name+"/impl="+impl, func(b *testing.B) {
 				b.ReportAllocs()
-				q := benchNewQueue(b, impl, p.n)
-				benchPrefill(q, p.n)
-				if aq, ok := q.(*benchAfterFuncQueue); ok {
-					aq.timed = true
-				}
-				i := p.n
+				batch := benchBatch(p.n)
+				q := benchNewQueue(b, impl, p.n, batch)
+				q.prefill(p.n)
+				n := 0
 				for b.Loop() {
-					q.add(benchDelay(i))
-					i++
+					q.add(benchDelay(p.n + n))
+					if n++; n%batch == 0 {
+						q.settle()
+						b.StopTimer()
+						q.dropBatch()
+						b.StartTimer()
+					}
 				}
 				q.settle()
 			})
@@ -245,12 +285,12 @@ func BenchmarkScheduleCancel(b *testing.B) {
 		for _, impl := range benchImpls {
 			b.Run("pending="+p.name+"/impl="+impl, func(b *testing.B) {
 				b.ReportAllocs()
-				q := benchNewQueue(b, impl, p.n)
-				benchPrefill(q, p.n)
-				i := p.n
+				q := benchNewQueue(b, impl, p.n, 0)
+				q.prefill(p.n)
+				n := 0
 				for b.Loop() {
-					q.addCancel(benchDelay(i))
-					i++
+					q.addCancel(benchDelay(p.n + n))
+					n++
 				}
 				q.settle()
 			})
@@ -281,10 +321,11 @@ func BenchmarkPendingMemory(b *testing.B) {
 // benchBytesPerPending fills a new queue of impl with n tasks and returns
 // the live heap bytes per task.
 func benchBytesPerPending(b *testing.B, impl string, n int) float64 {
-	q := benchNewQueue(b, impl, n)
+	q := benchNewQueue(b, impl, n, 0)
 	defer q.close()
 	before := benchLiveHeap()
-	benchPrefill(q, n)
+	q.prefill(n)
+	q.settle()
 	after := benchLiveHeap()
 	runtime.KeepAlive(q)
 	return float64(after-before) / float64(n)
