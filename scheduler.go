@@ -444,11 +444,7 @@ func InvokeAll[T any](ctx context.Context, s *Scheduler, fns []Callable[T]) ([]*
 		return nil, fmt.Errorf("%w: InvokeAll: callable %d is nil", ErrInvalidArgument, i)
 	}
 	futures := make([]*Future[T], 0, len(fns))
-	cancelAll := func() {
-		for _, f := range futures {
-			f.Cancel(true)
-		}
-	}
+	cancelAll := func() { cancelLastFirst(futures) }
 	for _, fn := range fns {
 		f, err := SubmitCallable(s, fn)
 		if err != nil {
@@ -466,6 +462,15 @@ func InvokeAll[T any](ctx context.Context, s *Scheduler, fns []Callable[T]) ([]*
 	return futures, nil
 }
 
+// cancelLastFirst cancels futures with interrupt, the last submitted first:
+// interrupting a running early task frees its worker, which would otherwise
+// start a later, still queued task before the sweep reached it.
+func cancelLastFirst[T any](futures []*Future[T]) {
+	for i := len(futures) - 1; i >= 0; i-- {
+		futures[i].Cancel(true)
+	}
+}
+
 // InvokeAny runs every fn and returns the result of the first that succeeds,
 // canceling the rest (JDK invokeAny). If all fail, the error wraps one of
 // their errors; if ctx ends first, ctx.Err(). A nil element or an empty list
@@ -479,11 +484,7 @@ func InvokeAny[T any](ctx context.Context, s *Scheduler, fns []Callable[T]) (T, 
 		return zero, fmt.Errorf("%w: InvokeAny: callable %d is nil", ErrInvalidArgument, i)
 	}
 	futures := make([]*Future[T], 0, len(fns))
-	defer func() {
-		for _, f := range futures {
-			f.Cancel(true)
-		}
-	}()
+	defer func() { cancelLastFirst(futures) }()
 	for _, fn := range fns {
 		f, err := SubmitCallable(s, fn)
 		if err != nil {
