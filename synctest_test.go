@@ -615,17 +615,17 @@ func TestManualClockConcurrentUse(t *testing.T) {
 	require.Zero(t, s.Stats().Queued)
 }
 
-// --- bugs found (see the final report) ---
+// --- regression tests for bugs found while writing this suite (fixed) ---
 
-// TestBugAwaitIdleReturnsBeforeLeaderRearms: with several workers, a
+// TestAwaitIdleWaitsForLeaderToRearm: with several workers, a
 // follower can take the head the leader's timer fired for. The leader still
 // counts as parked until it re-locks, so AwaitIdle reports idle while no
 // timer is armed for the next head; a test that then steps the manual clock
 // to NextDue (AdvanceAndSettle) skips that head, and its run happens late.
 // Here three periodic tasks on three workers, stepped as the suite's manual
 // driver does, must run at exactly the instants the synctest driver records.
-// Once fixed, this case belongs in suiteCases (with sorted: true).
-func TestBugAwaitIdleReturnsBeforeLeaderRearms(t *testing.T) {
+// Fixed: idleLocked requires a leader armed for a time still ahead.
+func TestAwaitIdleWaitsForLeaderToRearm(t *testing.T) {
 	const m, h = suiteMinute, suiteHour
 	var want []string
 	want = append(want, suiteEvery(20*m, 20*m, 6, "every 20m0s")...)
@@ -691,13 +691,13 @@ func (t *bubbleGateTimer) Stop() bool {
 	return t.Timer.Stop()
 }
 
-// TestBugAwaitIdleReturnsWhileLeaderIsWokenForNewHead: a submission that
+// TestAwaitIdleWaitsForLeaderWokenForNewHead: a submission that
 // becomes the new head clears q.leader and wakes the leader, which stays
 // counted as parked until it re-locks. AwaitIdle in that window reports
 // idle although no worker waits for the new head: its timer is still the
 // old one (or none), so NextDue is wrong. Deterministic: the leader is held
 // inside its timer's Stop, right after the wake.
-func TestBugAwaitIdleReturnsWhileLeaderIsWokenForNewHead(t *testing.T) {
+func TestAwaitIdleWaitsForLeaderWokenForNewHead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := &bubbleGateClock{ManualClock: schedulertest.NewManualClock(suiteEpoch)}
 		s, err := scheduler.New(1, scheduler.WithClock(clk))
@@ -726,14 +726,14 @@ func TestBugAwaitIdleReturnsWhileLeaderIsWokenForNewHead(t *testing.T) {
 	})
 }
 
-// TestBugAdvanceAndSettleSkipsTimersNotYetArmed: AdvanceAndSettle looks at
+// TestAdvanceAndSettleSettlesBeforeFirstStep: AdvanceAndSettle looks at
 // NextDue before it ever calls AwaitIdle, so a timer the code under test has
 // yet to arm is invisible to its first step. Right after
 // ScheduleAtFixedRate the new worker has usually not armed its timer, and
 // AdvanceAndSettle(24h) then jumps straight to 24h: 24 runs at one instant
-// instead of one per hour. Fix: call idle.AwaitIdle(ctx) once before the
-// loop.
-func TestBugAdvanceAndSettleSkipsTimersNotYetArmed(t *testing.T) {
+// instead of one per hour. Fixed: AdvanceAndSettle calls AwaitIdle once
+// before the loop.
+func TestAdvanceAndSettleSettlesBeforeFirstStep(t *testing.T) {
 	t.Run("an idler that arms its timer when it settles", func(t *testing.T) {
 		clk := schedulertest.NewManualClock(suiteEpoch)
 		var fired []time.Duration
