@@ -130,10 +130,8 @@ func (m *suiteManualClock) elapsed() time.Duration { return m.clk.Now().Sub(suit
 func (m *suiteManualClock) advance(t *testing.T, d time.Duration) {
 	t.Helper()
 	ctx := m.ctx(t)
-	// Settle first: a worker that has not armed its timer yet would be
-	// invisible to AdvanceAndSettle's first look at NextDue (see
-	// TestBugAdvanceAndSettleSkipsTimersNotYetArmed).
-	require.NoError(t, m.AwaitIdle(ctx))
+	// AdvanceAndSettle settles first, so a worker that has not armed its
+	// timer yet is seen (TestAdvanceAndSettleSettlesBeforeFirstStep).
 	require.NoError(t, schedulertest.AdvanceAndSettle(ctx, m.clk, m, d))
 }
 
