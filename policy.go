@@ -167,10 +167,13 @@ func ContinueOnError() TaskOption {
 
 // newTaskExt builds the optional part of a task, or nil when none is needed.
 func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
-	if len(opts) == 0 && face == nil {
+	if len(opts) == 0 {
 		// The common case, kept free of allocation: tc below escapes
 		// through the interface call, so it is on the heap.
-		return nil
+		if face == nil {
+			return nil
+		}
+		return &taskExt{face: face}
 	}
 	var tc taskConfig
 	for _, o := range opts {

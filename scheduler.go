@@ -282,10 +282,10 @@ func (s *Scheduler) queuedOrRunning(t *task) bool {
 // taskOf returns the task behind f if it belongs to s, else nil.
 func (s *Scheduler) taskOf(f ScheduledFuture) *task {
 	h, ok := f.(taskHolder)
-	if !ok || h == nil {
+	if !ok {
 		return nil
 	}
-	t := h.schedTask()
+	t := h.schedTask() // nil for a typed nil future
 	if t == nil || t.s != s {
 		return nil
 	}
@@ -801,7 +801,9 @@ func (s *Scheduler) SetCorePoolSize(n int) error {
 		q.wakeAllLocked()
 		return nil
 	}
-	for k := min(delta, q.heap.len()); k > 0 && s.canAddWorkerLocked(); k-- {
+	// Like the JDK's addWorker(core=true), never past the core size: the
+	// pool may hold fewer workers than the old size (they start lazily).
+	for k := min(delta, q.heap.len()); k > 0 && len(s.workers) < n && s.canAddWorkerLocked(); k-- {
 		s.addWorkerLocked()
 	}
 	return nil

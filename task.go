@@ -92,11 +92,16 @@ func (s taskState) String() string {
 	return fmt.Sprintf("taskState(%d)", uint32(s))
 }
 
-// interruptedBit is or-ed into task.state once the task's run context must
-// be canceled; the low bits hold the taskState.
+// Flag bits or-ed into task.state above the taskState in the low bits.
 const (
+	// interruptedBit: the task's run context must be canceled.
 	interruptedBit = 1 << 8
-	stateMask      = interruptedBit - 1
+	// runningBit: a run's body has started and not yet ended (JDK
+	// FutureTask's runner field). It is set by a CAS from stateNew, so a
+	// Cancel that returned true either came after the body started, or
+	// the body never starts.
+	runningBit = 1 << 9
+	stateMask  = interruptedBit - 1
 )
 
 // sequencer hands out submission sequence numbers. Like the JDK's static
@@ -187,6 +192,23 @@ func (t *task) getAux() *taskAux {
 	t.aux.CompareAndSwap(nil, &taskAux{})
 	return t.aux.Load()
 }
+
+// beginRun marks the body as started, unless the task is no longer
+// stateNew (canceled meanwhile). It reports whether the body may run.
+func (t *task) beginRun() bool {
+	for {
+		old := t.state.Load()
+		if taskState(old&stateMask) != stateNew {
+			return false
+		}
+		if t.state.CompareAndSwap(old, old|runningBit) {
+			return true
+		}
+	}
+}
+
+// endRun clears the running mark after the body returned.
+func (t *task) endRun() { t.state.And(^uint32(runningBit)) }
 
 // complete sets the outcome of a run (JDK set / setException): it succeeds
 // only from stateNew, so a task canceled during its run keeps its canceled
@@ -424,3 +446,12 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 
 // String describes the future (JDK FutureTask.toString).
 func (f *Future[T]) String() string { return f.task.String() }
+
+// schedTask lets the scheduler find the task behind the future; a nil
+// *Future has none.
+func (f *Future[T]) schedTask() *task {
+	if f == nil {
+		return nil
+	}
+	return &f.task
+}

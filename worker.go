@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"runtime/pprof"
 	"time"
 )
@@ -174,10 +175,24 @@ func (s *Scheduler) runTask(t *task) (ran bool) {
 			return true
 		}
 	}
+	// Cancel may have won while BeforeExecute ran: then the body does not
+	// start (JDK FutureTask.run re-checks the state too); the hooks still
+	// pair up.
+	if !t.beginRun() {
+		if h := s.hooks.AfterExecute; h != nil {
+			s.callHook("AfterExecute", t, func() { h(f, ErrCanceled) })
+		}
+		return true
+	}
 	err, panicked := s.callBody(t)
+	t.endRun()
 	switch {
 	case t.period == 0:
 		t.complete(err)
+	case err != nil && !panicked && errors.Is(err, context.Canceled) && runState(s.stateA.Load()) >= stateStop:
+		// The run gave up because ShutdownNow canceled its ctx: the task
+		// ends canceled, as one that returned nil would, not failed.
+		t.cancelState()
 	case err != nil && !t.continueOnError():
 		// JDK runAndReset: a failed run suppresses later runs.
 		if t.complete(err) && !panicked {
