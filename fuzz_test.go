@@ -1,0 +1,891 @@
+package scheduler
+
+// Fuzz targets for the two data structures everything else rests on:
+//
+//   - FuzzHeap drives the indexed binary heap (heap.go) with random pushes,
+//     pops, removals at an index, bulk filters, drains and re-pushes of the
+//     same task object, and checks it after every step against a sorted
+//     slice: the heap order, every task's heap index, -1 for every task not
+//     queued, and the exact pop order. Trigger times include the extremes
+//     (math.MinInt64, math.MaxInt64 and wrap-around) within the JDK's
+//     overflowFree rule: all queued times lie within MaxInt64 of each other.
+//
+//   - FuzzDelayQueue drives a real Scheduler with a pool of one on fzClock,
+//     a small deterministic fake Clock (this package cannot import
+//     schedulertest: import cycle), and checks after every step that exactly
+//     the tasks a model says are due have run, in (due, submission) order,
+//     and that Queue, Stats, IsDone, IsCanceled, Delay and the shutdown
+//     lists agree with the model.
+//
+// `go test` runs the f.Add seeds and the committed corpus under
+// testdata/fuzz/<target>; `go test -run XXX -fuzz FuzzHeap -fuzztime 20s .`
+// explores further.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fzReader hands out the fuzz input a byte or a word at a time, zeros once
+// the input is used up.
+type fzReader struct {
+	b []byte
+}
+
+func (r *fzReader) more() bool { return len(r.b) > 0 }
+
+func (r *fzReader) byte() byte {
+	if len(r.b) == 0 {
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *fzReader) uint64() uint64 {
+	var buf [8]byte
+	n := copy(buf[:], r.b)
+	r.b = r.b[n:]
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// ---------------------------------------------------------------------------
+// FuzzHeap
+
+// fzHeapModel is the reference for taskHeap: the queued tasks sorted by
+// (trigger time, sequence). Trigger times are compared as unsigned offsets
+// from base, which is how they are meant to be read: every queued time lies
+// in [base, base+MaxInt64] modulo 2^64. That is a different computation from
+// the heap's subtraction, so the two check each other.
+type fzHeapModel struct {
+	base int64
+	ts   []*task // sorted
+}
+
+func (m *fzHeapModel) key(t *task) uint64 { return uint64(t.when.Load() - m.base) }
+
+func (m *fzHeapModel) cmp(a, b *task) int {
+	if ka, kb := m.key(a), m.key(b); ka != kb {
+		if ka < kb {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+func (m *fzHeapModel) insert(t *task) {
+	i, found := slices.BinarySearchFunc(m.ts, t, m.cmp)
+	if found {
+		panic("fzHeapModel: duplicate key")
+	}
+	m.ts = slices.Insert(m.ts, i, t)
+}
+
+func (m *fzHeapModel) delete(t *task) {
+	i := slices.Index(m.ts, t)
+	if i < 0 {
+		panic("fzHeapModel: deleting a task it does not hold")
+	}
+	m.ts = slices.Delete(m.ts, i, i+1)
+}
+
+// fzHeapCheck verifies the heap against the model and every task ever made:
+// heap order, inline keys, heap indexes, and -1 for tasks not queued.
+func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel, all []*task) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("step %d (%s): %s", step, op, fmt.Sprintf(format, args...))
+	}
+	if h.len() != len(m.ts) {
+		fail("heap holds %d tasks, model %d", h.len(), len(m.ts))
+	}
+	if cap(h.a) < len(h.a) {
+		fail("cap %d < len %d", cap(h.a), len(h.a))
+	}
+	for i := range h.a {
+		e := &h.a[i]
+		if e.t == nil {
+			fail("slot %d holds no task", i)
+		}
+		if int(e.t.heapIndex) != i {
+			fail("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
+		}
+		if e.when != e.t.when.Load() || e.seq != e.t.seq {
+			fail("slot %d: inline key (%d, %d) differs from the task's (%d, %d)",
+				i, e.when, e.seq, e.t.when.Load(), e.t.seq)
+		}
+		if i > 0 {
+			p := (i - 1) / 2
+			if e.less(&h.a[p]) {
+				fail("heap order: slot %d (%d, %d) < its parent %d (%d, %d)",
+					i, e.when, e.seq, p, h.a[p].when, h.a[p].seq)
+			}
+			if m.cmp(e.t, h.a[p].t) < 0 {
+				fail("model order: slot %d sorts before its parent %d", i, p)
+			}
+		}
+	}
+	for _, x := range h.a[len(h.a):cap(h.a)] {
+		if x.t != nil {
+			fail("a slot beyond len still references a task (GC leak)")
+		}
+	}
+	queued := make(map[*task]bool, len(m.ts))
+	for _, x := range m.ts {
+		queued[x] = true
+		i := int(x.heapIndex)
+		if i < 0 || i >= h.len() || h.at(i) != x {
+			fail("queued task seq %d has heapIndex %d, which is not its slot", x.seq, x.heapIndex)
+		}
+	}
+	for _, x := range all {
+		if !queued[x] && x.heapIndex != -1 {
+			fail("task seq %d is not queued but has heapIndex %d", x.seq, x.heapIndex)
+		}
+	}
+	switch {
+	case len(m.ts) == 0 && h.peek() != nil:
+		fail("peek of an empty heap returned a task")
+	case len(m.ts) > 0 && h.peek() != m.ts[0]:
+		fail("peek returned seq %d, the model's head is seq %d", h.peek().seq, m.ts[0].seq)
+	}
+}
+
+// fzHeapOffset picks a trigger time offset in [0, MaxInt64] from the base:
+// mostly small (ties and near ties), sometimes the extremes of the window,
+// sometimes anything in it.
+func fzHeapOffset(r *fzReader) uint64 {
+	switch c := r.byte(); c % 8 {
+	case 0, 1, 2:
+		return uint64(c >> 3) // 0..31: many ties
+	case 3:
+		return uint64(c>>3) << 20
+	case 4:
+		return math.MaxInt64 - uint64(c>>3) // the far end of the window
+	case 5:
+		return math.MaxInt64 / 2 // maxDelay, where overflowFree starts
+	default:
+		return r.uint64() & math.MaxInt64
+	}
+}
+
+// fzHeapBases are the windows' starting points FuzzHeap picks from; with an
+// offset up to MaxInt64 the trigger times wrap past MaxInt64 to negative
+// values, as the JDK's nanoTime-based times do.
+var fzHeapBases = []int64{0, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1<<20, -1, math.MinInt64 / 2, math.MaxInt64 / 2}
+
+// FuzzHeap checks taskHeap against a sorted slice (R-19, R-3, R-4).
+//
+// The input is a base byte (an index into fzHeapBases), then ops, each a
+// byte followed by its operands (op%8): 0-2 push (seq byte, offset), 3
+// re-push a removed task (index byte, offset), 4 popHead, 5 removeAt (index
+// byte), 6 filter (mod byte, remainder byte), 7 drain if the next byte%8
+// is 0, else only the checks. An offset is a byte (%8: 0-2 small, 3
+// shifted, 4 MaxInt64-k, 5 MaxInt64/2, 6-7 eight more bytes, raw).
+func FuzzHeap(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 1, 0, 2, 0, 3, 0, 4, 1, 5, 2, 6, 3, 7, 3, 8, 4, 9, 5, 10})
+	f.Add([]byte("\x01\x00\x04\x00\x0c\x00\x05\x00\x06\x02\x02\x02\x03\x07\x03\x01"))
+	f.Add([]byte("\x02\x00\x04\x00\x0c\x01\x05\x00\x06\x00\x03\x03\x07\x04\x04\x02\x02\x02"))
+	seq := make([]byte, 0, 400)
+	for i := range 100 { // enough pushes to grow past 16 and 24
+		seq = append(seq, 0, byte(i*37), 0)
+	}
+	for i := range 40 {
+		seq = append(seq, byte(2+i%3), byte(i*11), byte(i))
+	}
+	f.Add(seq)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &fzReader{b: data}
+		m := &fzHeapModel{base: fzHeapBases[int(r.byte())%len(fzHeapBases)]}
+		h := &taskHeap{}
+		var all []*task     // every task made, for the heapIndex == -1 check
+		var removed []*task // tasks out of the heap, for re-pushes
+		var counter uint64
+		for step := 0; r.more() && step < 2000; step++ {
+			op := r.byte()
+			var name string
+			switch op % 8 {
+			case 0, 1, 2: // push a new task
+				x := &task{heapIndex: -1}
+				counter++
+				x.seq = uint64(r.byte())<<32 | counter // unique, not monotonic
+				x.when.Store(m.base + int64(fzHeapOffset(r)))
+				name = fmt.Sprintf("push (%d, %d)", x.when.Load(), x.seq)
+				all = append(all, x)
+				h.push(x)
+				m.insert(x)
+			case 3: // re-push a task that left the heap, with a new time (periodic re-queue)
+				if len(removed) == 0 {
+					continue
+				}
+				i := int(r.byte()) % len(removed)
+				x := removed[i]
+				removed = slices.Delete(removed, i, i+1)
+				x.when.Store(m.base + int64(fzHeapOffset(r)))
+				name = fmt.Sprintf("re-push (%d, %d)", x.when.Load(), x.seq)
+				h.push(x)
+				m.insert(x)
+			case 4: // pop the head
+				name = "popHead"
+				if h.len() == 0 {
+					continue
+				}
+				want := m.ts[0]
+				got := h.popHead()
+				if got != want {
+					t.Fatalf("step %d: popHead returned (%d, %d), the model's head is (%d, %d)",
+						step, got.when.Load(), got.seq, want.when.Load(), want.seq)
+				}
+				m.delete(got)
+				removed = append(removed, got)
+			case 5: // remove at an index
+				if h.len() == 0 {
+					continue
+				}
+				i := int(r.byte()) % h.len()
+				name = fmt.Sprintf("removeAt(%d)", i)
+				want := h.at(i)
+				if got := h.removeAt(i); got != want {
+					t.Fatalf("step %d: removeAt(%d) returned another task than the slot held", step, i)
+				}
+				m.delete(want)
+				removed = append(removed, want)
+			case 6: // filter out a subset
+				mod := uint64(r.byte()%5) + 1
+				rem := uint64(r.byte()) % mod
+				name = fmt.Sprintf("filter(seq %% %d == %d)", mod, rem)
+				calls := make(map[*task]int)
+				h.filter(func(x *task) bool {
+					calls[x]++
+					return x.seq%mod == rem
+				})
+				if len(calls) != len(m.ts) {
+					t.Fatalf("step %d: filter called drop for %d tasks, %d are queued", step, len(calls), len(m.ts))
+				}
+				for _, x := range slices.Clone(m.ts) {
+					if calls[x] != 1 {
+						t.Fatalf("step %d: filter called drop %d times for seq %d", step, calls[x], x.seq)
+					}
+					if x.seq%mod == rem {
+						m.delete(x)
+						removed = append(removed, x)
+					}
+				}
+			case 7: // drain, rarely; else a peek-only step
+				if r.byte()%8 != 0 {
+					name = "peek"
+					break
+				}
+				name = "drain"
+				want := slices.Clone(m.ts)
+				got := h.drain()
+				if !slices.Equal(got, want) {
+					t.Fatalf("step %d: drain returned %d tasks not in the model's order", step, len(got))
+				}
+				m.ts = m.ts[:0]
+				removed = append(removed, got...)
+			}
+			fzHeapCheck(t, step, name, h, m, all)
+		}
+		// Popping everything yields the model's order.
+		for i := 0; h.len() > 0; i++ {
+			if got := h.popHead(); got != m.ts[i] {
+				t.Fatalf("final pop %d: got seq %d, want seq %d", i, got.seq, m.ts[i].seq)
+			}
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// fzClock: a deterministic fake Clock
+
+// fzClock is a Clock whose time moves only by Advance, which fires every
+// armed timer that came due. Its timers behave as *time.Timer since Go 1.23:
+// Reset and Stop drain C, so no stale value is received after them.
+type fzClock struct {
+	mu     sync.Mutex // guards now and every timer's fields
+	now    time.Time
+	timers map[*fzTimer]struct{} // armed timers
+}
+
+type fzTimer struct {
+	clk *fzClock
+	c   chan time.Time // capacity 1
+	due time.Time
+}
+
+func newFzClock() *fzClock {
+	return &fzClock{now: time.Unix(1_000_000, 0), timers: make(map[*fzTimer]struct{})}
+}
+
+func (c *fzClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fzClock) NewTimer(d time.Duration) Timer {
+	t := &fzTimer{clk: c, c: make(chan time.Time, 1)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armLocked(t, d)
+	return t
+}
+
+func (c *fzClock) armLocked(t *fzTimer, d time.Duration) {
+	if d <= 0 {
+		t.c <- c.now
+		return
+	}
+	t.due = c.now.Add(d)
+	c.timers[t] = struct{}{}
+}
+
+// Advance moves the clock by d and fires the timers that came due.
+func (c *fzClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for t := range c.timers {
+		if !t.due.After(c.now) {
+			delete(c.timers, t)
+			t.c <- t.due // empty: arming and disarming drain it
+		}
+	}
+}
+
+func (t *fzTimer) C() <-chan time.Time { return t.c }
+
+func (t *fzTimer) Reset(d time.Duration) bool {
+	t.clk.mu.Lock()
+	defer t.clk.mu.Unlock()
+	active := t.stopLocked()
+	t.clk.armLocked(t, d)
+	return active
+}
+
+func (t *fzTimer) Stop() bool {
+	t.clk.mu.Lock()
+	defer t.clk.mu.Unlock()
+	return t.stopLocked()
+}
+
+func (t *fzTimer) stopLocked() bool {
+	_, active := t.clk.timers[t]
+	delete(t.clk.timers, t)
+	select {
+	case <-t.c:
+	default:
+	}
+	return active
+}
+
+// ---------------------------------------------------------------------------
+// FuzzDelayQueue
+
+// fzUnit is the time unit of FuzzDelayQueue's delays and steps.
+const fzUnit = time.Millisecond
+
+// fzTaskState is the model's view of one submitted task.
+type fzTaskState int
+
+const (
+	fzQueued     fzTaskState = iota // in the queue, not canceled
+	fzCanceled                      // canceled by Cancel or by Shutdown
+	fzDone                          // a one-shot that ran, or a periodic task that failed
+	fzRemoved                       // removed by Remove: never runs again, not done
+	fzHandedBack                    // returned by ShutdownNow
+)
+
+// fzTask is one submitted task in the model.
+type fzTask struct {
+	id      int
+	f       ScheduledFuture
+	value   *Future[int] // a callable's future, or nil
+	period  time.Duration
+	fixed   bool // fixed rate (else fixed delay) when period > 0
+	failOn  int  // a periodic task fails on this run (1-based); 0 never
+	when    int64
+	seq     int // submission order
+	queued  bool
+	state   fzTaskState
+	runs    int
+	failErr error
+}
+
+// fzModel is what FuzzDelayQueue expects the scheduler to have done.
+type fzModel struct {
+	now       int64 // ns since the scheduler's origin
+	tasks     []*fzTask
+	log       []int // ids in run order
+	failed    int
+	canceled  int
+	shutdown  bool
+	shutNow   bool
+	removeOnC bool
+}
+
+func (m *fzModel) queue() []*fzTask {
+	var q []*fzTask
+	for _, x := range m.tasks {
+		if x.queued {
+			q = append(q, x)
+		}
+	}
+	slices.SortFunc(q, func(a, b *fzTask) int {
+		if d := a.when - b.when; d != 0 {
+			if d < 0 {
+				return -1
+			}
+			return 1
+		}
+		return a.seq - b.seq
+	})
+	return q
+}
+
+// settle runs what is due at m.now, in (due, submission) order, as a pool
+// of one does.
+func (m *fzModel) settle() {
+	for {
+		q := m.queue()
+		if len(q) == 0 || q[0].when-m.now > 0 {
+			return
+		}
+		x := q[0]
+		x.queued = false
+		if x.state != fzQueued {
+			continue // canceled while queued: discarded without a run
+		}
+		if m.shutdown && x.period != 0 {
+			panic("model: a periodic task queued after shutdown")
+		}
+		x.runs++
+		m.log = append(m.log, x.id)
+		switch {
+		case x.period == 0:
+			x.state = fzDone
+		case x.failOn == x.runs:
+			x.state = fzDone
+			m.failed++
+		case x.fixed:
+			x.when += int64(x.period)
+			x.queued = true
+		default:
+			x.when = m.now + int64(x.period)
+			x.queued = true
+		}
+	}
+}
+
+// fzFailure is the error a failing periodic task returns.
+var fzFailure = errors.New("fz: periodic run failed")
+
+// fzHarness is the scheduler under test, its clock and the run log.
+type fzHarness struct {
+	t   *testing.T
+	clk *fzClock
+	s   *Scheduler
+	ctx context.Context
+
+	mu  sync.Mutex
+	log []int
+}
+
+func (h *fzHarness) record(id int) {
+	h.mu.Lock()
+	h.log = append(h.log, id)
+	h.mu.Unlock()
+}
+
+// settle waits until the scheduler has done everything due; a scheduler
+// that never settles is a wedge.
+func (h *fzHarness) settle(step int, op string) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
+	defer cancel()
+	if err := h.s.AwaitIdle(ctx); err != nil {
+		h.t.Fatalf("step %d (%s): AwaitIdle: %v (wedged)", step, op, err)
+	}
+}
+
+// check compares the scheduler with the model.
+func (h *fzHarness) check(step int, op string, m *fzModel) {
+	t := h.t
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("step %d (%s): %s", step, op, fmt.Sprintf(format, args...))
+	}
+	h.mu.Lock()
+	log := slices.Clone(h.log)
+	h.mu.Unlock()
+	if !slices.Equal(log, m.log) {
+		fail("runs\n got %v\nwant %v", log, m.log)
+	}
+	if now := h.s.now(); now != m.now {
+		fail("scheduler reads %d, model %d", now, m.now)
+	}
+	q := m.queue()
+	got := h.s.Queue()
+	if len(got) != len(q) {
+		fail("Queue() has %d tasks, model %d", len(got), len(q))
+	}
+	for i, x := range q {
+		if got[i] != x.f {
+			fail("Queue()[%d] is not task %d", i, x.id)
+		}
+		if d := x.f.Delay(); d != time.Duration(x.when-m.now) {
+			fail("task %d: Delay() = %v, want %v", x.id, d, time.Duration(x.when-m.now))
+		}
+	}
+	completed, canceled := 0, m.canceled
+	for _, x := range m.tasks {
+		completed += x.runs
+		done := x.state == fzDone || x.state == fzCanceled
+		if x.f.IsDone() != done {
+			fail("task %d: IsDone() = %v, model state %d", x.id, x.f.IsDone(), x.state)
+		}
+		if x.f.IsCanceled() != (x.state == fzCanceled) {
+			fail("task %d: IsCanceled() = %v, model state %d", x.id, x.f.IsCanceled(), x.state)
+		}
+		select {
+		case <-x.f.Done():
+			if !done {
+				fail("task %d: Done() closed but the task is not done", x.id)
+			}
+		default:
+			if done {
+				fail("task %d: done, but Done() is not closed", x.id)
+			}
+		}
+		if !done {
+			continue
+		}
+		err := x.f.Wait(h.ctx)
+		switch {
+		case x.state == fzCanceled:
+			if !errors.Is(err, ErrCanceled) {
+				fail("task %d: Wait() = %v, want ErrCanceled", x.id, err)
+			}
+		case x.period != 0:
+			if !errors.Is(err, fzFailure) {
+				fail("task %d: Wait() = %v, want the run's error", x.id, err)
+			}
+		case err != nil:
+			fail("task %d: Wait() = %v, want nil", x.id, err)
+		case x.value != nil:
+			if v, err := x.value.Get(h.ctx); err != nil || v != x.id {
+				fail("task %d: Get() = %d, %v; want %d, nil", x.id, v, err, x.id)
+			}
+		}
+	}
+	st := h.s.Stats()
+	want := Stats{
+		PoolSize:        st.PoolSize,
+		CorePoolSize:    1,
+		LargestPoolSize: st.LargestPoolSize,
+		Queued:          len(q),
+		TaskCount:       uint64(completed + len(q)),
+		Completed:       uint64(completed),
+		Failed:          uint64(m.failed),
+		Canceled:        uint64(canceled),
+	}
+	if st != want {
+		fail("Stats()\n got %+v\nwant %+v", st, want)
+	}
+	if st.PoolSize > 1 || st.LargestPoolSize > 1 {
+		fail("a pool of one has %d workers (largest %d)", st.PoolSize, st.LargestPoolSize)
+	}
+}
+
+// fzDelay decodes a signed delay in fzUnit, most of them small; 255 asks
+// for a delay at or near math.MaxInt64 (R-3).
+func fzDelay(r *fzReader) time.Duration {
+	c := r.byte()
+	if c == 255 {
+		return math.MaxInt64 - time.Duration(r.byte())
+	}
+	return time.Duration(int8(c)) * fzUnit
+}
+
+// FuzzDelayQueue drives a Scheduler with a pool of one on fzClock and checks
+// it against fzModel after every step (R-2, R-4, R-5, R-6, R-9, R-10, R-11,
+// R-12, R-14, R-17). After each step it waits with AwaitIdle, so the
+// scheduler has done everything due.
+//
+// The input is a config byte (bit 0: remove-on-cancel), then ops, each a
+// byte followed by its operands (op%10): 0 Schedule (delay), 1
+// ScheduleCallable (delay), 2-3 a periodic task, fixed rate or, if op&16,
+// fixed delay (delay, period byte: 1-32ms), 4 the same failing on run k
+// (delay, period, k byte), 5 Cancel, with interrupt if op&16 (task byte),
+// 6 Remove (task byte), 7 Advance (byte: ms, or ns if op&16), 8 Advance to
+// the head's due time, 9 Purge; then a final byte (%3): ShutdownNow,
+// Shutdown and drain, Shutdown without the delayed tasks. A delay byte is
+// an int8 count of ms; 255 followed by k means MaxInt64-k.
+func FuzzDelayQueue(f *testing.F) {
+	f.Add([]byte{})
+	// one-shots at 5, 3, 3 and now; advance 4; advance to the next due.
+	f.Add([]byte{0, 0, 5, 0, 3, 0, 3, 0, 0, 7, 4, 8})
+	// fixed rate 10, fixed delay 7, cancel, advance a lot, purge.
+	f.Add([]byte{1, 1, 10, 9, 2, 0, 6, 7, 100, 4, 0, 1, 6, 7, 200, 2})
+	// remove-on-cancel; a periodic task that fails on its 3rd run; remove.
+	f.Add([]byte{3, 3, 5, 4, 2, 7, 50, 5, 0, 0, 0, 20, 7, 30, 1})
+	// a far-future task next to near ones, then Shutdown.
+	f.Add([]byte{4, 0, 255, 0, 0, 2, 0, 1, 7, 3, 8, 8, 1})
+	f.Add([]byte{5, 1, 0, 4, 0, 0, 10, 1, 1, 3, 11, 9, 0, 5, 1, 7, 60, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &fzReader{b: data}
+		cfg := r.byte()
+		m := &fzModel{removeOnC: cfg&1 != 0}
+		clk := newFzClock()
+		s, err := New(1, WithClock(clk), WithRemoveOnCancel(m.removeOnC), WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &fzHarness{t: t, clk: clk, s: s, ctx: context.Background()}
+		defer func() {
+			s.ShutdownNow()
+			ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
+			defer cancel()
+			if err := s.AwaitTermination(ctx); err != nil {
+				t.Fatalf("AwaitTermination: %v (wedged)", err)
+			}
+		}()
+		submit := func(x *fzTask, f ScheduledFuture, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatalf("submitting task %d: %v", x.id, err)
+			}
+			x.f = f
+			x.seq = len(m.tasks)
+			x.queued = true
+			m.tasks = append(m.tasks, x)
+		}
+		pick := func() *fzTask {
+			if len(m.tasks) == 0 {
+				return nil
+			}
+			return m.tasks[int(r.byte())%len(m.tasks)]
+		}
+
+		const maxTasks = 64
+		for step := 0; r.more() && step < 300; step++ {
+			var op string
+			switch c := r.byte(); c % 10 {
+			case 0, 1: // a one-shot task, a callable if c says so
+				if len(m.tasks) == maxTasks {
+					continue
+				}
+				x := &fzTask{id: len(m.tasks)}
+				d := fzDelay(r)
+				x.when = m.now + int64(max(d, 0))
+				if c%2 == 1 {
+					op = fmt.Sprintf("ScheduleCallable(task %d, %v)", x.id, d)
+					id := x.id
+					fut, err := ScheduleCallable(s, func(context.Context) (int, error) {
+						h.record(id)
+						return id, nil
+					}, d)
+					x.value = fut
+					submit(x, fut, err)
+				} else {
+					op = fmt.Sprintf("Schedule(task %d, %v)", x.id, d)
+					id := x.id
+					fut, err := s.Schedule(func(context.Context) error {
+						h.record(id)
+						return nil
+					}, d)
+					submit(x, fut, err)
+				}
+			case 2, 3, 4: // a periodic task; c%10 == 4 fails on some run
+				if len(m.tasks) == maxTasks {
+					continue
+				}
+				x := &fzTask{id: len(m.tasks), fixed: c&16 == 0}
+				d := fzDelay(r)
+				if d > time.Hour {
+					d = time.Hour // keep the window reachable for catch-up runs
+				}
+				x.period = time.Duration(r.byte()%32+1) * fzUnit
+				x.when = m.now + int64(max(d, 0))
+				if c%10 == 4 {
+					x.failOn = int(r.byte()%4) + 1
+				}
+				id, failOn := x.id, x.failOn
+				runs := 0
+				body := func(context.Context) error {
+					h.record(id)
+					runs++ // a periodic task never overlaps itself
+					if runs == failOn {
+						return fzFailure
+					}
+					return nil
+				}
+				var fut ScheduledFuture
+				var err error
+				if x.fixed {
+					op = fmt.Sprintf("ScheduleAtFixedRate(task %d, %v, %v, failOn %d)", x.id, d, x.period, x.failOn)
+					fut, err = s.ScheduleAtFixedRate(body, d, x.period)
+				} else {
+					op = fmt.Sprintf("ScheduleWithFixedDelay(task %d, %v, %v, failOn %d)", x.id, d, x.period, x.failOn)
+					fut, err = s.ScheduleWithFixedDelay(body, d, x.period)
+				}
+				submit(x, fut, err)
+			case 5: // cancel
+				x := pick()
+				if x == nil {
+					continue
+				}
+				interrupt := c&16 != 0
+				op = fmt.Sprintf("Cancel(task %d, %v)", x.id, interrupt)
+				want := x.state == fzQueued || x.state == fzRemoved
+				if got := x.f.Cancel(interrupt); got != want {
+					t.Fatalf("step %d: %s = %v, want %v", step, op, got, want)
+				}
+				if want {
+					x.state = fzCanceled
+					m.canceled++
+					if m.removeOnC {
+						x.queued = false
+					}
+				}
+			case 6: // remove
+				x := pick()
+				if x == nil {
+					continue
+				}
+				op = fmt.Sprintf("Remove(task %d)", x.id)
+				want := x.queued
+				if got := s.Remove(x.f); got != want {
+					t.Fatalf("step %d: %s = %v, want %v", step, op, got, want)
+				}
+				if want {
+					x.queued = false
+					if x.state == fzQueued {
+						x.state = fzRemoved
+					}
+				}
+			case 7: // advance the clock
+				b := r.byte()
+				d := time.Duration(b) * fzUnit
+				if c&16 != 0 {
+					d = time.Duration(b) // a few nanoseconds
+				}
+				op = fmt.Sprintf("Advance(%v)", d)
+				clk.Advance(d)
+				m.now += int64(d)
+			case 8: // advance exactly to the head's due time (R-14)
+				q := m.queue()
+				if len(q) == 0 || q[0].when-m.now > int64(time.Hour) {
+					continue
+				}
+				d := time.Duration(q[0].when - m.now)
+				op = fmt.Sprintf("Advance to the head (%v)", d)
+				clk.Advance(d)
+				m.now += int64(d)
+			case 9: // purge
+				op = "Purge"
+				s.Purge()
+				for _, x := range m.tasks {
+					if x.state == fzCanceled {
+						x.queued = false
+					}
+				}
+			}
+			h.settle(step, op)
+			m.settle()
+			h.check(step, op, m)
+		}
+
+		// The end: ShutdownNow, or Shutdown and let the queued one-shots
+		// run, or Shutdown without the delayed tasks.
+		switch r.byte() % 3 {
+		case 0:
+			got := s.ShutdownNow()
+			want := m.queue()
+			if len(got) != len(want) {
+				t.Fatalf("ShutdownNow returned %d tasks, model %d queued", len(got), len(want))
+			}
+			for i, x := range want {
+				if got[i] != x.f {
+					t.Fatalf("ShutdownNow()[%d] is not task %d", i, x.id)
+				}
+				x.queued = false
+				if x.state == fzQueued {
+					x.state = fzHandedBack
+				}
+			}
+			h.settle(-1, "ShutdownNow")
+			h.check(-1, "ShutdownNow", m)
+		case 1:
+			s.Shutdown()
+			m.shutdown = true
+			for _, x := range m.tasks { // JDK onShutdown with the default policies
+				switch {
+				case x.queued && x.state == fzCanceled:
+					x.queued = false
+				case x.queued && x.period != 0:
+					x.queued = false
+					x.state = fzCanceled
+					m.canceled++
+				}
+			}
+			h.settle(-1, "Shutdown")
+			h.check(-1, "Shutdown", m)
+			if q := m.queue(); len(q) > 0 {
+				last := q[len(q)-1]
+				if last.when-m.now > int64(time.Hour) {
+					break // far-future tasks: the deferred ShutdownNow ends it
+				}
+				d := time.Duration(last.when - m.now)
+				clk.Advance(d)
+				m.now += int64(d)
+				h.settle(-1, "drain after Shutdown")
+				m.settle()
+				h.check(-1, "drain after Shutdown", m)
+			}
+			ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
+			defer cancel()
+			if err := s.AwaitTermination(ctx); err != nil {
+				t.Fatalf("AwaitTermination after Shutdown drained the queue: %v", err)
+			}
+		case 2:
+			s.Shutdown()
+			s.SetExecuteExistingDelayedTasksAfterShutdownPolicy(false)
+			for _, x := range m.tasks { // everything queued is now canceled or removed
+				if x.queued {
+					x.queued = false
+					if x.state == fzQueued {
+						x.state = fzCanceled
+						m.canceled++
+					}
+				}
+			}
+			ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
+			defer cancel()
+			if err := s.AwaitTermination(ctx); err != nil {
+				t.Fatalf("AwaitTermination after Shutdown with nothing to run: %v", err)
+			}
+			h.check(-1, "Shutdown without delayed tasks", m)
+		}
+	})
+}
