@@ -175,14 +175,17 @@ func (s *Scheduler) runTask(t *task) (ran bool) {
 			return true
 		}
 	}
-	// Cancel may have won while BeforeExecute ran: then the body does not
-	// start (JDK FutureTask.run re-checks the state too); the hooks still
-	// pair up.
+	// Cancel may have won since the check above (while BeforeExecute ran,
+	// say): then the body does not start (JDK FutureTask.run re-checks
+	// too), it is no run for Stats, and a BeforeExecute that was called
+	// still gets its AfterExecute.
 	if !t.beginRun() {
-		if h := s.hooks.AfterExecute; h != nil {
-			s.callHook("AfterExecute", t, func() { h(f, ErrCanceled) })
+		if s.hooks.BeforeExecute != nil {
+			if h := s.hooks.AfterExecute; h != nil {
+				s.callHook("AfterExecute", t, func() { h(f, ErrCanceled) })
+			}
 		}
-		return true
+		return false
 	}
 	err, panicked := s.callBody(t)
 	t.endRun()
