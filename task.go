@@ -193,19 +193,26 @@ func (t *task) getAux() *taskAux {
 	return t.aux.Load()
 }
 
-// beginRun marks the body as started, unless the task is no longer
-// stateNew (canceled meanwhile). It reports whether the body may run.
-func (t *task) beginRun() bool {
+// fromNew moves the task out of stateNew with one CAS on the state word,
+// keeping the flag bits; set is or-ed into the low bits' replacement. It
+// reports false, changing nothing, if the task has already left stateNew.
+// Every transition that decides a race (run starts, outcome set, cancel)
+// goes through it, so exactly one of them wins (JDK FutureTask's CASes).
+func (t *task) fromNew(to taskState, set uint32) bool {
 	for {
 		old := t.state.Load()
 		if taskState(old&stateMask) != stateNew {
 			return false
 		}
-		if t.state.CompareAndSwap(old, old|runningBit) {
+		if t.state.CompareAndSwap(old, old&^stateMask|uint32(to)|set) {
 			return true
 		}
 	}
 }
+
+// beginRun marks the body as started, unless the task is no longer
+// stateNew (canceled meanwhile). It reports whether the body may run.
+func (t *task) beginRun() bool { return t.fromNew(stateNew, runningBit) }
 
 // endRun clears the running mark after the body returned.
 func (t *task) endRun() { t.state.And(^uint32(runningBit)) }
@@ -215,14 +222,8 @@ func (t *task) endRun() { t.state.And(^uint32(runningBit)) }
 // state and the run's outcome is discarded. err == nil completes normally.
 // It reports whether this call set the outcome.
 func (t *task) complete(err error) bool {
-	for {
-		old := t.state.Load()
-		if taskState(old&stateMask) != stateNew {
-			return false
-		}
-		if t.state.CompareAndSwap(old, old&^stateMask|uint32(stateCompleting)) {
-			break
-		}
+	if !t.fromNew(stateCompleting, 0) {
+		return false
 	}
 	final := stateNormal
 	if err != nil {
@@ -244,14 +245,8 @@ func (t *task) complete(err error) bool {
 // cancelState moves the task from stateNew to stateCanceled (JDK cancel's
 // CAS) and closes Done. It does not touch the queue; the caller does.
 func (t *task) cancelState() bool {
-	for {
-		old := t.state.Load()
-		if taskState(old&stateMask) != stateNew {
-			return false
-		}
-		if t.state.CompareAndSwap(old, old&^stateMask|uint32(stateCanceled)) {
-			break
-		}
+	if !t.fromNew(stateCanceled, 0) {
+		return false
 	}
 	t.s.canceled.Add(1)
 	t.finish()
