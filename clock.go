@@ -19,7 +19,7 @@ type Clock interface {
 	NewTimer(d time.Duration) Timer
 }
 
-// Timer is the timed-wait half of a Clock. It must behave as a *time.Timer
+// Timer is the timed-wait half of a Clock (the JDK's Condition.awaitNanos). It must behave as a *time.Timer
 // does since Go 1.23: C has room for one value, and after Reset or Stop
 // returns no value from before the call is received from C.
 type Timer interface {
@@ -32,7 +32,8 @@ type Timer interface {
 	Stop() bool
 }
 
-// SystemClock returns the real clock: time.Now and runtime timers. Inside a
+// SystemClock returns the real clock, the default (JDK System.nanoTime and
+// the queue's timed waits): time.Now and runtime timers. Inside a
 // testing/synctest bubble it reads and waits on the bubble's fake time, so a
 // scheduler created in the bubble runs on virtual time.
 func SystemClock() Clock { return systemClock{} }

@@ -7,11 +7,13 @@ import (
 	"runtime/pprof"
 )
 
-// Option configures a Scheduler at [New]. Options are plain values; a nil
-// Option is ignored.
+// Option configures a Scheduler at [New]: the Go form of the JDK's
+// constructor arguments and setters. Options are plain values; a nil Option
+// is ignored.
 type Option interface{ apply(*config) }
 
-// TaskOption configures one submission. A nil TaskOption is ignored.
+// TaskOption configures one submission; the JDK has no counterpart (its
+// tasks carry no options). A nil TaskOption is ignored.
 type TaskOption interface{ applyTask(*taskConfig) }
 
 // config is what New builds a Scheduler from; defaults are set in one place,
@@ -87,7 +89,8 @@ func WithMaxQueueSize(n int) Option {
 }
 
 // WithClock sets the clock all time comes from (default: the system clock;
-// nil means the default). Tests pass schedulertest.NewManualClock.
+// nil means the default), where the JDK reads System.nanoTime. Tests pass
+// schedulertest.NewManualClock.
 func WithClock(clk Clock) Option {
 	return optionFunc(func(c *config) {
 		if clk == nil {
@@ -113,7 +116,7 @@ func WithDecorator(d func(Task) Task) Option {
 
 // WithLogger sets where the scheduler reports panics, periodic tasks stopped
 // by failure and panicking hooks (default slog.Default(); nil means the
-// default).
+// default). The JDK logs nothing: a failed periodic task dies silently.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) {
 		if l == nil {
@@ -152,12 +155,13 @@ type taskOptionFunc func(*taskConfig)
 func (f taskOptionFunc) applyTask(c *taskConfig) { f(c) }
 
 // WithName names the task: Name returns it, logs show it, and its runs
-// carry the pprof label "scheduler.task".
+// carry the pprof label "scheduler.task". The JDK's nearest counterpart is
+// a ThreadFactory's thread names, which name workers, not tasks.
 func WithName(name string) TaskOption {
 	return taskOptionFunc(func(c *taskConfig) { c.name = name })
 }
 
-// ContinueOnError makes a periodic task keep its schedule after a run that
+// ContinueOnError (no JDK counterpart) makes a periodic task keep its schedule after a run that
 // returns an error or panics; each such run is logged at Warn (or at Error
 // for a panic) and counted in Stats.Failed. Without it, the JDK rule holds:
 // a failed run suppresses all later runs. Ignored for one-shot tasks.

@@ -268,7 +268,7 @@ func (t *task) finish() {
 	a.mu.Unlock()
 }
 
-// Done implements [ScheduledFuture].
+// Done implements [ScheduledFuture]; the JDK's nearest is FutureTask.done.
 func (t *task) Done() <-chan struct{} {
 	if t.loadState() > stateCompleting {
 		return closedChan
@@ -304,19 +304,20 @@ func (t *task) Cancel(mayInterruptIfRunning bool) bool {
 	return true
 }
 
-// IsCanceled implements [ScheduledFuture].
+// IsCanceled implements [ScheduledFuture] (JDK isCancelled).
 func (t *task) IsCanceled() bool { return t.loadState() == stateCanceled }
 
-// IsDone implements [ScheduledFuture]. It becomes true when Done is closed.
+// IsDone implements [ScheduledFuture] (JDK isDone). It becomes true when
+// Done is closed.
 func (t *task) IsDone() bool { return t.loadState() > stateCompleting }
 
-// IsPeriodic implements [ScheduledFuture].
+// IsPeriodic implements [ScheduledFuture] (JDK isPeriodic).
 func (t *task) IsPeriodic() bool { return t.period != 0 }
 
-// Delay implements [ScheduledFuture].
+// Delay implements [ScheduledFuture] (JDK getDelay).
 func (t *task) Delay() time.Duration { return time.Duration(t.when.Load() - t.s.now()) }
 
-// Name implements [ScheduledFuture].
+// Name implements [ScheduledFuture]; the JDK has no task names.
 func (t *task) Name() string {
 	if t.ext == nil {
 		return ""
@@ -324,7 +325,7 @@ func (t *task) Name() string {
 	return t.ext.name
 }
 
-// Wait implements [ScheduledFuture].
+// Wait implements [ScheduledFuture] (JDK Future.get without the value).
 func (t *task) Wait(ctx context.Context) error {
 	if !t.IsDone() {
 		select {
