@@ -752,7 +752,11 @@ func TestInternalScheduleAllocatesOnlyTheTask(t *testing.T) {
 	precise := internalMallocs(1000, schedule)
 	t.Logf("Schedule: testing.AllocsPerRun = %v, precise = %.4f allocations per call", allocs, precise)
 	require.LessOrEqual(t, allocs, 1.0)
-	require.LessOrEqual(t, precise, 1.0)
+	// The precise count sees the whole process: with several Ps the
+	// runtime itself allocates now and then (a sudog for a blocking
+	// select, say), so allow stray runtime allocations, far below one more
+	// per call.
+	require.LessOrEqual(t, precise, 1.01)
 	s.q.mu.Lock()
 	defer s.q.mu.Unlock()
 	require.Equal(t, capBefore, cap(s.q.heap.a), "the heap never had to grow")
