@@ -50,7 +50,7 @@ type peer struct {
 func peers(scale int) []peer {
 	ps := []peer{
 		{
-			name: "scheduler (this module)", label: "scheduler", new: newOurs,
+			name: "scheduler", label: "scheduler", new: newOurs,
 			pending: 1_000_000, ops: 200_000, fire: 1_000_000, lateness: 20_000,
 		},
 		{
