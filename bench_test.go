@@ -4,9 +4,11 @@
 // timer per task, a goroutine per firing) and with chanheap, a deliberately
 // naive single-goroutine container/heap dispatcher fed over a channel that
 // serves as a floor. Every benchmark has the sub-benchmarks impl=afterfunc,
-// impl=scheduler and impl=chanheap, so that one run gives the ratios:
+// impl=scheduler and impl=chanheap, so that one run gives the ratios. On a
+// shared machine, interleave the passes rather than use -count, so that every
+// implementation sees the same load:
 //
-//	go test -run XXX -bench . -count 6 . > bench.txt
+//	for i in 1 2 3 4 5 6; do go test -run XXX -bench . . >> bench.txt; done
 //	benchstat -col '/impl@(afterfunc scheduler chanheap)' bench.txt
 //
 // CI runs them once with -benchtime 1x so that they keep compiling. The file
