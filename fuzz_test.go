@@ -71,7 +71,7 @@ type fzHeapModel struct {
 	ts   []*task // sorted
 }
 
-func (m *fzHeapModel) key(t *task) uint64 { return uint64(t.when.Load() - m.base) }
+func (m *fzHeapModel) key(t *task) uint64 { return uint64(t.when - m.base) }
 
 func (m *fzHeapModel) cmp(a, b *task) int {
 	if ka, kb := m.key(a), m.key(b); ka != kb {
@@ -127,9 +127,9 @@ func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel,
 		if int(e.t.heapIndex) != i {
 			fail("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
 		}
-		if e.when != e.t.when.Load() || e.seq != e.t.seq {
+		if e.when != e.t.when || e.seq != e.t.seq {
 			fail("slot %d: inline key (%d, %d) differs from the task's (%d, %d)",
-				i, e.when, e.seq, e.t.when.Load(), e.t.seq)
+				i, e.when, e.seq, e.t.when, e.t.seq)
 		}
 		if i > 0 {
 			p := (i - 1) / 2
@@ -227,8 +227,8 @@ func FuzzHeap(f *testing.F) {
 				x := &task{heapIndex: -1}
 				counter++
 				x.seq = uint64(r.byte())<<32 | counter // unique, not monotonic
-				x.when.Store(m.base + int64(fzHeapOffset(r)))
-				name = fmt.Sprintf("push (%d, %d)", x.when.Load(), x.seq)
+				x.when = m.base + int64(fzHeapOffset(r))
+				name = fmt.Sprintf("push (%d, %d)", x.when, x.seq)
 				all = append(all, x)
 				h.push(x)
 				m.insert(x)
@@ -239,8 +239,8 @@ func FuzzHeap(f *testing.F) {
 				i := int(r.byte()) % len(removed)
 				x := removed[i]
 				removed = slices.Delete(removed, i, i+1)
-				x.when.Store(m.base + int64(fzHeapOffset(r)))
-				name = fmt.Sprintf("re-push (%d, %d)", x.when.Load(), x.seq)
+				x.when = m.base + int64(fzHeapOffset(r))
+				name = fmt.Sprintf("re-push (%d, %d)", x.when, x.seq)
 				h.push(x)
 				m.insert(x)
 			case 4: // pop the head
@@ -252,7 +252,7 @@ func FuzzHeap(f *testing.F) {
 				got := h.popHead()
 				if got != want {
 					t.Fatalf("step %d: popHead returned (%d, %d), the model's head is (%d, %d)",
-						step, got.when.Load(), got.seq, want.when.Load(), want.seq)
+						step, got.when, got.seq, want.when, want.seq)
 				}
 				m.delete(got)
 				removed = append(removed, got)

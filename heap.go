@@ -63,7 +63,7 @@ func (h *taskHeap) push(t *task) {
 		h.grow()
 	}
 	h.a = h.a[:n+1]
-	h.siftUp(n, heapEntry{when: t.when.Load(), seq: t.seq, t: t})
+	h.siftUp(n, heapEntry{when: t.when, seq: t.seq, t: t})
 }
 
 // grow enlarges the array by about 50%, starting at 16 (JDK grow).

@@ -217,7 +217,7 @@ func internalLook(s *Scheduler) internalView {
 // internalHeapTask returns a task keyed (when, seq) that is in no heap.
 func internalHeapTask(when int64, seq uint64) *task {
 	t := &task{seq: seq, heapIndex: -1}
-	t.when.Store(when)
+	t.when = when
 	return t
 }
 
@@ -248,8 +248,8 @@ func internalVerifyIndexes(t *testing.T, h *taskHeap) {
 			t.Fatalf("slot %d holds no task", i)
 		case int(e.t.heapIndex) != i:
 			t.Fatalf("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
-		case e.when != e.t.when.Load() || e.seq != e.t.seq:
-			t.Fatalf("slot %d: inline key (%d, %d) is not its task's (%d, %d)", i, e.when, e.seq, e.t.when.Load(), e.t.seq)
+		case e.when != e.t.when || e.seq != e.t.seq:
+			t.Fatalf("slot %d: inline key (%d, %d) is not its task's (%d, %d)", i, e.when, e.seq, e.t.when, e.t.seq)
 		}
 	}
 	for i, e := range h.a[len(h.a):cap(h.a)] {
@@ -267,8 +267,8 @@ func internalVerifyAll(t *testing.T, h *taskHeap) {
 
 // internalByKey orders tasks by (when, seq), as the heap does.
 func internalByKey(a, b *task) int {
-	if a.when.Load() != b.when.Load() {
-		if a.when.Load() < b.when.Load() {
+	if a.when != b.when {
+		if a.when < b.when {
 			return -1
 		}
 		return 1
@@ -310,7 +310,7 @@ func TestInternalHeapRandomOperations(t *testing.T) {
 					mod := int64(rng.IntN(5) + 2)
 					var dropped []*task
 					h.filter(func(tk *task) bool {
-						if tk.when.Load()%mod == 0 {
+						if tk.when%mod == 0 {
 							dropped = append(dropped, tk)
 							return true
 						}
@@ -387,7 +387,7 @@ func TestInternalHeapRemoveAt(t *testing.T) {
 		h, _ := build(t, 1, 10, 2, 11, 12, 3, 4)
 		require.Equal(t, []int64{1, 10, 2, 11, 12, 3, 4}, whensOf(h))
 		got := h.removeAt(3)
-		require.Equal(t, int64(11), got.when.Load())
+		require.Equal(t, int64(11), got.when)
 		require.Equal(t, []int64{1, 4, 2, 10, 12, 3}, whensOf(h))
 		internalVerifyAll(t, h)
 	})

@@ -97,6 +97,7 @@ type Scheduler struct {
 	largestPoolSize int
 	active          int    // tasks taken and not yet finished
 	completed       uint64 // finished runs
+	seq             uint64 // the next task's sequence number
 
 	stateA atomic.Int32 // a copy of state for lock-free reads; written under q.mu
 
@@ -141,7 +142,14 @@ func New(poolSize int, opts ...Option) (*Scheduler, error) {
 }
 
 // now returns the clock's time in nanoseconds since s.origin.
-func (s *Scheduler) now() int64 { return int64(s.clock.Now().Sub(s.origin)) }
+func (s *Scheduler) now() int64 {
+	if s.systemClock {
+		// time.Since reads only the monotonic clock when origin has a
+		// monotonic reading: one vDSO call instead of Now's two.
+		return int64(time.Since(s.origin))
+	}
+	return int64(s.clock.Now().Sub(s.origin))
+}
 
 func (s *Scheduler) setStateLocked(st runState) {
 	s.state = st
@@ -161,7 +169,7 @@ func (s *Scheduler) triggerTimeLocked(now, delay int64) int64 {
 	}
 	if delay >= maxDelay {
 		if head := s.q.heap.peek(); head != nil {
-			headDelay := head.when.Load() - now
+			headDelay := head.when - now
 			if headDelay < 0 && delay-headDelay < 0 {
 				delay = math.MaxInt64 + headDelay
 			}
@@ -176,7 +184,6 @@ func (s *Scheduler) initTask(t *task, fn Task, period int64, opts []TaskOption, 
 	t.s = s
 	t.period = period
 	t.heapIndex = -1
-	t.seq = sequencer.Add(1) - 1
 	t.ext = newTaskExt(opts, face)
 	if s.decorator == nil {
 		t.fn = fn
@@ -214,22 +221,18 @@ func (s *Scheduler) decorate(fn Task) (d Task, err error) {
 func (s *Scheduler) delayedExecute(t *task, delay time.Duration) (ScheduledFuture, error) {
 	now := s.now()
 	d := int64(max(delay, 0)) // JDK triggerTime: a negative delay means now
-	if d < maxDelay {
-		t.when.Store(now + d)
-	}
 	q := &s.q
 	q.mu.Lock()
+	// Sequence numbers are per scheduler and handed out under q.mu: no
+	// atomic on the hot path, and their order is the order of queueing.
+	t.seq = s.seq
+	s.seq++
+	t.when = s.triggerTimeLocked(now, d)
 	if s.state == stateRunning && (s.maxQueueSize <= 0 || q.heap.len() < s.maxQueueSize) {
-		if d >= maxDelay {
-			t.when.Store(s.triggerTimeLocked(now, d))
-		}
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
 		q.mu.Unlock()
 		return t.face(), nil
-	}
-	if d >= maxDelay {
-		t.when.Store(s.triggerTimeLocked(now, d))
 	}
 	q.mu.Unlock()
 	return s.reject(t)
@@ -551,7 +554,7 @@ func (s *Scheduler) onShutdownLocked() {
 		if t.period != 0 {
 			drop = !keepPeriodic
 		} else {
-			drop = !keepDelayed && t.when.Load()-now > 0
+			drop = !keepDelayed && t.when-now > 0
 		}
 		if drop {
 			t.cancelState()
@@ -722,7 +725,7 @@ func (s *Scheduler) idleLocked() bool {
 		return true
 	}
 	now := s.now()
-	if head.when.Load()-now <= 0 {
+	if head.when-now <= 0 {
 		return false
 	}
 	l := s.q.leader

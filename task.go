@@ -104,11 +104,6 @@ const (
 	stateMask  = interruptedBit - 1
 )
 
-// sequencer hands out submission sequence numbers. Like the JDK's static
-// sequencer it is shared by every Scheduler in the process; a periodic task
-// keeps its number for life.
-var sequencer atomic.Uint64
-
 // task is the scheduled task (JDK ScheduledFutureTask): the state machine,
 // the heap key and the outcome. One object lives for a task's whole life; a
 // periodic task is re-queued, never copied. A plain Task's future is
@@ -118,16 +113,15 @@ var sequencer atomic.Uint64
 // optional parts live behind ext and aux, which plain tasks do not allocate.
 type task struct {
 	s      *Scheduler
-	fn     Task         // the decorated body; set once at creation
-	when   atomic.Int64 // trigger time in clock nanoseconds since s.origin; written before each (re-)queue under s.q.mu, read anywhere
-	period int64        // > 0 fixed rate, < 0 fixed delay, 0 one-shot (JDK period)
-	seq    uint64       // tie-break for equal trigger times
+	fn     Task   // the decorated body; set once at creation
+	when   int64  // trigger time in clock nanoseconds since s.origin; s.q.mu (written only under it, before each (re-)queue)
+	period int64  // > 0 fixed rate, < 0 fixed delay, 0 one-shot (JDK period)
+	seq    uint64 // tie-break for equal trigger times: per scheduler, set once under s.q.mu when first queued (JDK sequenceNumber)
 
 	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
 	state     atomic.Uint32 // taskState, plus interruptedBit
 
-	aux atomic.Pointer[taskAux] // created on first Done/Wait or first use of the run ctx
-	err error                   // the failure; written once before state leaves stateCompleting
+	aux atomic.Pointer[taskAux] // created on first Done/Wait, first use of the run ctx, or a failure
 	ext *taskExt                // optional, immutable after creation
 }
 
@@ -144,6 +138,8 @@ type taskExt struct {
 // task that nobody waits on and whose run never looks at ctx.Done costs no
 // channel.
 type taskAux struct {
+	err error // the failure; written once before state leaves stateCompleting
+
 	mu     sync.Mutex // guards the fields below
 	done   chan struct{}
 	ctx    context.Context
@@ -227,7 +223,7 @@ func (t *task) complete(err error) bool {
 	}
 	final := stateNormal
 	if err != nil {
-		t.err = err
+		t.getAux().err = err
 		final = stateFailed
 	}
 	// Only this goroutine may leave stateCompleting: a plain store would
@@ -315,7 +311,11 @@ func (t *task) IsDone() bool { return t.loadState() > stateCompleting }
 func (t *task) IsPeriodic() bool { return t.period != 0 }
 
 // Delay implements [ScheduledFuture] (JDK getDelay).
-func (t *task) Delay() time.Duration { return time.Duration(t.when.Load() - t.s.now()) }
+func (t *task) Delay() time.Duration {
+	t.s.q.mu.Lock()
+	defer t.s.q.mu.Unlock()
+	return time.Duration(t.when - t.s.now())
+}
 
 // Name implements [ScheduledFuture]; the JDK has no task names.
 func (t *task) Name() string {
@@ -343,7 +343,7 @@ func (t *task) outcome() error {
 	case stateCanceled:
 		return ErrCanceled
 	case stateFailed:
-		return t.err
+		return t.aux.Load().err
 	}
 	return nil
 }
@@ -355,7 +355,7 @@ func (t *task) String() string {
 	case stateNormal:
 		st = "Completed normally"
 	case stateFailed:
-		st = "Completed exceptionally: " + t.err.Error()
+		st = "Completed exceptionally: " + t.aux.Load().err.Error()
 	case stateCanceled:
 		st = "Canceled"
 	default:

@@ -78,7 +78,7 @@ func (s *Scheduler) getTask(w *worker) *task {
 			q.followLocked()
 			continue
 		}
-		when := head.when.Load()
+		when := head.when
 		now := s.now()
 		if when-now <= 0 {
 			t := q.pollLocked()
@@ -151,7 +151,10 @@ func (s *Scheduler) canRun(t *task) bool {
 	if t.period != 0 {
 		return s.continuePeriodic.Load()
 	}
-	return s.executeDelayed.Load() || t.when.Load()-s.now() <= 0
+	// t.when is read without q.mu: t is a one-shot task this goroutine took
+	// from the queue (or is about to run as the caller), and its when was
+	// written under q.mu before that.
+	return s.executeDelayed.Load() || t.when-s.now() <= 0
 }
 
 // runTask runs one dequeued task (JDK ScheduledFutureTask.run wrapped in
@@ -283,9 +286,9 @@ func (s *Scheduler) reExecutePeriodic(t *task) {
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
 		if t.period > 0 {
-			t.when.Store(t.when.Load() + t.period) // fixed rate: drift-free, catches up
+			t.when += t.period // fixed rate: drift-free, catches up
 		} else {
-			t.when.Store(s.triggerTimeLocked(s.now(), -t.period))
+			t.when = s.triggerTimeLocked(s.now(), -t.period)
 		}
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
