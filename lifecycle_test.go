@@ -597,8 +597,8 @@ func TestLifeShutdownTwiceIsHarmless(t *testing.T) {
 // R-12 ShutdownNow (JDK H-1 to H-5)
 
 func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
-	s, _ := lifeNewManual(t, 3)
-	started := make(chan struct{}, 3)
+	s, _ := lifeNewManual(t, 4)
+	started := make(chan struct{}, 4)
 	oneShot, err := s.Submit(func(ctx context.Context) error {
 		started <- struct{}{}
 		<-ctx.Done()
@@ -617,12 +617,21 @@ func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
 		return nil
 	}, 0, time.Minute)
 	require.NoError(t, err)
-	for range 3 {
+	gaveUp, err := s.ScheduleWithFixedDelay(func(ctx context.Context) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}, 0, time.Minute)
+	require.NoError(t, err)
+	for range 4 {
 		lifeRecv(t, started, "a task to start")
 	}
-	require.Equal(t, 3, s.Stats().Active)
+	require.Equal(t, 4, s.Stats().Active)
 
 	require.Empty(t, s.ShutdownNow())
+	require.ErrorIs(t, gaveUp.Wait(lifeCtx(t)), scheduler.ErrCanceled,
+		"a periodic run that gives up with ctx.Err() after ShutdownNow ends canceled, not failed")
+	require.True(t, gaveUp.IsCanceled())
 
 	// Every run's ctx was canceled: each body returned.
 	require.ErrorIs(t, oneShot.Wait(lifeCtx(t)), context.Canceled, "a task that returns ctx.Err() fails with it")
