@@ -239,7 +239,9 @@ func (t *task) complete(err error) bool {
 }
 
 // cancelState moves the task from stateNew to stateCanceled (JDK cancel's
-// CAS) and closes Done. It does not touch the queue; the caller does.
+// CAS), counts it and closes Done. It does not touch the queue; the caller
+// does. Cancel does the same, but counts under the queue lock when it takes
+// it.
 func (t *task) cancelState() bool {
 	if !t.fromNew(stateCanceled, 0) {
 		return false
@@ -288,14 +290,17 @@ func (t *task) Done() <-chan struct{} {
 // Cancel implements [ScheduledFuture] (JDK ScheduledFutureTask.cancel).
 // Under the remove-on-cancel policy the task also leaves the queue at once.
 func (t *task) Cancel(mayInterruptIfRunning bool) bool {
-	if !t.cancelState() {
+	if !t.fromNew(stateCanceled, 0) {
 		return false
 	}
+	t.finish()
 	if mayInterruptIfRunning {
 		t.interrupt()
 	}
 	if t.s.removeOnCancel.Load() {
-		t.s.removeQueued(t)
+		t.s.removeCanceled(t) // counts the cancel under the lock it takes anyway
+	} else {
+		t.s.canceled.Add(1)
 	}
 	return true
 }
