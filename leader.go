@@ -96,8 +96,7 @@ func (q *delayQueue) followLocked() {
 
 // leadLocked makes w the leader and waits until the head, due at when, is
 // due or w is woken; the caller re-checks the queue. now is the clock
-// reading the caller found the head not yet due with; exact says the clock
-// is not the system clock (see below).
+// reading the caller found the head not yet due with.
 func (s *Scheduler) leadLocked(w *worker, when, now int64) {
 	q := &s.q
 	q.leader = w

@@ -308,7 +308,7 @@ func (s *Scheduler) runInCaller(f ScheduledFuture) {
 	s.q.mu.Unlock()
 	ran := s.runTask(t)
 	s.q.mu.Lock()
-	s.finishRunLocked(t, ran)
+	s.finishRunLocked(ran)
 	s.q.mu.Unlock()
 }
 

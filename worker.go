@@ -63,7 +63,7 @@ func (s *Scheduler) getTask(w *worker) *task {
 	q := &s.q
 	q.mu.Lock()
 	if w.current != nil {
-		s.finishRunLocked(w.current, w.ranOutcome)
+		s.finishRunLocked(w.ranOutcome)
 		w.current = nil
 	}
 	for {
@@ -98,7 +98,7 @@ func (s *Scheduler) getTask(w *worker) *task {
 // finishRunLocked counts a run as finished (JDK completedTasks++ after
 // afterExecute), at the same instant as it stops counting as active, so
 // TaskCount = Completed + Active + Queued holds in every snapshot.
-func (s *Scheduler) finishRunLocked(t *task, ran bool) {
+func (s *Scheduler) finishRunLocked(ran bool) {
 	s.active--
 	if ran {
 		s.completed++
@@ -125,7 +125,7 @@ func (s *Scheduler) exitLocked(w *worker) {
 func (s *Scheduler) workerDied(w *worker) {
 	s.q.mu.Lock()
 	if w.current != nil {
-		s.finishRunLocked(w.current, true)
+		s.finishRunLocked(true)
 		w.current = nil
 	}
 	delete(s.workers, w)
