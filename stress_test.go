@@ -644,13 +644,13 @@ func TestStressSetCorePoolSizeNeverGrowsPastCore(t *testing.T) {
 	require.LessOrEqual(t, st.LargestPoolSize, 2, "pool of 2 had %d workers: %+v", st.LargestPoolSize, st)
 }
 
-// TestStressCancelDuringBeforeExecuteSkipsBody is a regression test for the
+// TestStressCancelDuringBeforeExecutePreventsBody is a regression test for the
 // ledger rule "no task runs after its Cancel returned true": a Cancel that
 // landed while the BeforeExecute hook ran used to let the body run anyway,
 // as the state was checked only before the hook. The JDK calls
 // beforeExecute before FutureTask.run, whose state check then skips the
 // body.
-func TestStressCancelDuringBeforeExecuteSkipsBody(t *testing.T) {
+func TestStressCancelDuringBeforeExecutePreventsBody(t *testing.T) {
 	inHook := make(chan struct{})
 	release := make(chan struct{})
 	s, err := scheduler.New(1,
