@@ -1784,9 +1784,24 @@ func TestLifeSetCorePoolSize(t *testing.T) {
 		require.Equal(t, 1, s.Stats().PoolSize)
 		require.Equal(t, 3, s.PrestartAllCoreWorkers())
 	})
+	t.Run("shrinking: AwaitIdle returns once the extra workers exited", func(t *testing.T) {
+		s, clk := lifeNewManual(t, 4)
+		var runs atomic.Int32
+		_, err := s.ScheduleAtFixedRate(lifeCount(&runs), time.Minute, time.Minute)
+		require.NoError(t, err)
+		require.Equal(t, 3, s.PrestartAllCoreWorkers())
+		require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+		require.Equal(t, 4, s.Stats().PoolSize)
+
+		require.NoError(t, s.SetCorePoolSize(1))
+		require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+		require.Equal(t, 1, s.Stats().PoolSize, "the woken extra workers are gone")
+		lifeSettle(t, s, clk, 3*time.Minute)
+		require.Equal(t, int32(3), runs.Load(), "the remaining worker runs the task")
+	})
 	t.Run("shrinking lets idle workers exit", func(t *testing.T) {
-		// AwaitIdle cannot tell a worker woken to exit from one still
-		// parked, so this runs in a bubble where synctest.Wait can.
+		// The same seen from synctest.Wait, which knows when every
+		// goroutine is blocked.
 		synctest.Test(t, func(t *testing.T) {
 			s, err := scheduler.New(3, scheduler.WithLogger(lifeQuiet))
 			require.NoError(t, err)

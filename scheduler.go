@@ -678,8 +678,9 @@ func (s *Scheduler) IsTerminating() bool {
 func (s *Scheduler) IsTerminated() bool { return runState(s.stateA.Load()) == stateTerminated }
 
 // AwaitIdle blocks until, at one instant, no task is running, no queued task
-// is due by the scheduler's clock, and every worker is parked; then it
-// returns nil. It returns ctx.Err() if ctx ends first, at once if ctx has
+// is due by the scheduler's clock, and every worker is parked (with its
+// timer armed if it waits for the head) and none has yet to exit after a
+// SetCorePoolSize or a shutdown; then it returns nil. It returns ctx.Err() if ctx ends first, at once if ctx has
 // already ended. There is no JDK counterpart.
 //
 // It is how a test that drives a manual clock waits for the work it made
@@ -716,9 +717,16 @@ func (s *Scheduler) AwaitIdle(ctx context.Context) error {
 // whose timer fired, or that a new head woke, still counts while nobody waits
 // for the head. So a head not yet due also needs a leader whose timer is
 // armed for a time still ahead: then the lead is live and a later Advance
-// fires it. stateTidying is not idle: the Terminated hook is running.
+// fires it. Workers that must exit (beyond the core size, or shut down with
+// nothing queued) have been woken to do so and are not idle yet, and
+// stateTidying is not idle: the Terminated hook is running. So after
+// AwaitIdle, Stats().PoolSize is settled too.
 func (s *Scheduler) idleLocked() bool {
 	if s.active > 0 || s.q.parked < len(s.workers) || s.state == stateTidying {
+		return false
+	}
+	if len(s.workers) > s.corePoolSize ||
+		(len(s.workers) > 0 && (s.state >= stateStop || (s.state == stateShutdown && s.q.heap.len() == 0))) {
 		return false
 	}
 	head := s.q.heap.peek()
