@@ -13,10 +13,12 @@ package scheduler_test
 //   - no task is left pending unless ShutdownNow handed it back or Remove
 //     took it out of the queue;
 //   - a periodic task never overlapped itself;
-//   - after Cancel returned true, at most the one run that had already been
-//     taken from the queue enters the task's body (the window between the
-//     worker's state check and the body, which the JDK has too), and its
-//     outcome is discarded: the future stays canceled;
+//   - after Cancel returned true, at most the one run that had already
+//     started enters the task's body: the core marks a body as started with
+//     a CAS from stateNew, so a Cancel that returned true came after that
+//     mark or the body never starts; the test sees the entry a moment after
+//     the mark, hence "at most one". Its outcome is discarded: the future
+//     stays canceled;
 //   - a removed task never runs again;
 //   - Stats agrees with the ledger; AwaitTermination returns; goleak finds
 //     no goroutine left.
