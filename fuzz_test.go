@@ -417,18 +417,17 @@ const (
 
 // fzTask is one submitted task in the model.
 type fzTask struct {
-	id      int
-	f       ScheduledFuture
-	value   *Future[int] // a callable's future, or nil
-	period  time.Duration
-	fixed   bool // fixed rate (else fixed delay) when period > 0
-	failOn  int  // a periodic task fails on this run (1-based); 0 never
-	when    int64
-	seq     int // submission order
-	queued  bool
-	state   fzTaskState
-	runs    int
-	failErr error
+	id     int
+	f      ScheduledFuture
+	value  *Future[int] // a callable's future, or nil
+	period time.Duration
+	fixed  bool // fixed rate (else fixed delay) when period > 0
+	failOn int  // a periodic task fails on this run (1-based); 0 never
+	when   int64
+	seq    int // submission order
+	queued bool
+	state  fzTaskState
+	runs   int
 }
 
 // fzModel is what FuzzDelayQueue expects the scheduler to have done.
@@ -439,7 +438,6 @@ type fzModel struct {
 	failed    int
 	canceled  int
 	shutdown  bool
-	shutNow   bool
 	removeOnC bool
 }
 
