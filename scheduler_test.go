@@ -120,6 +120,16 @@ func coreGate(t *testing.T) (gate <-chan struct{}, open func()) {
 	return ch, open
 }
 
+// coreHold is the body of a run the test holds: it reports the start on
+// started, then blocks until release opens or the run's ctx is canceled.
+func coreHold(ctx context.Context, started chan struct{}, release <-chan struct{}) {
+	close(started)
+	select {
+	case <-release:
+	case <-ctx.Done():
+	}
+}
+
 // coreRequireClosed fails unless ch is closed (or has a value) right now.
 func coreRequireClosed(t *testing.T, ch <-chan struct{}, msg string) {
 	t.Helper()
@@ -504,11 +514,7 @@ func TestHugeDelayQueuesBehindOverdueTask(t *testing.T) {
 	started := make(chan struct{})
 	release, openRelease := coreGate(t)
 	_, err := s.Submit(func(ctx context.Context) error {
-		close(started)
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
+		coreHold(ctx, started, release)
 		return nil
 	})
 	require.NoError(t, err)
@@ -1076,11 +1082,7 @@ func TestDoneIsClosedExactlyWhenIsDone(t *testing.T) {
 			started := make(chan struct{})
 			release, openRelease := coreGate(t)
 			f, err := s.Submit(func(ctx context.Context) error {
-				close(started)
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
+				coreHold(ctx, started, release)
 				return tc.result(ctx)
 			})
 			require.NoError(t, err)
@@ -1128,11 +1130,7 @@ func TestDoneIsClosedBeforeCancelReturnsTrue(t *testing.T) {
 			started := make(chan struct{})
 			release, openRelease := coreGate(t)
 			f, err := s.Submit(func(ctx context.Context) error {
-				close(started)
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
+				coreHold(ctx, started, release)
 				return nil
 			})
 			require.NoError(t, err)
@@ -1522,11 +1520,7 @@ func TestPeriodicTaskCanceledWhileRunningNeverRunsAgain(t *testing.T) {
 				release, openRelease := coreGate(t)
 				task := func(ctx context.Context) error {
 					if runs.Add(1) == 2 {
-						close(started)
-						select {
-						case <-release:
-						case <-ctx.Done():
-						}
+						coreHold(ctx, started, release)
 					}
 					return nil
 				}
