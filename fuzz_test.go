@@ -68,12 +68,12 @@ func (r *fzReader) uint64() uint64 {
 // the heap's subtraction, so the two check each other.
 type fzHeapModel struct {
 	base int64
-	ts   []*task // sorted
+	ts   []*futureTask // sorted
 }
 
-func (m *fzHeapModel) key(t *task) uint64 { return uint64(t.when - m.base) }
+func (m *fzHeapModel) key(t *futureTask) uint64 { return uint64(t.when - m.base) }
 
-func (m *fzHeapModel) cmp(a, b *task) int {
+func (m *fzHeapModel) cmp(a, b *futureTask) int {
 	if ka, kb := m.key(a), m.key(b); ka != kb {
 		if ka < kb {
 			return -1
@@ -89,7 +89,7 @@ func (m *fzHeapModel) cmp(a, b *task) int {
 	return 0
 }
 
-func (m *fzHeapModel) insert(t *task) {
+func (m *fzHeapModel) insert(t *futureTask) {
 	i, found := slices.BinarySearchFunc(m.ts, t, m.cmp)
 	if found {
 		panic("fzHeapModel: duplicate key")
@@ -97,7 +97,7 @@ func (m *fzHeapModel) insert(t *task) {
 	m.ts = slices.Insert(m.ts, i, t)
 }
 
-func (m *fzHeapModel) delete(t *task) {
+func (m *fzHeapModel) delete(t *futureTask) {
 	i := slices.Index(m.ts, t)
 	if i < 0 {
 		panic("fzHeapModel: deleting a task it does not hold")
@@ -107,7 +107,7 @@ func (m *fzHeapModel) delete(t *task) {
 
 // fzHeapCheck verifies the heap against the model and every task ever made:
 // heap order, inline keys, heap indexes, and -1 for tasks not queued.
-func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel, all []*task) {
+func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel, all []*futureTask) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -147,7 +147,7 @@ func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel,
 			fail("a slot beyond len still references a task (GC leak)")
 		}
 	}
-	queued := make(map[*task]bool, len(m.ts))
+	queued := make(map[*futureTask]bool, len(m.ts))
 	for _, x := range m.ts {
 		queued[x] = true
 		i := int(x.heapIndex)
@@ -216,15 +216,15 @@ func FuzzHeap(f *testing.F) {
 		r := &fzReader{b: data}
 		m := &fzHeapModel{base: fzHeapBases[int(r.byte())%len(fzHeapBases)]}
 		h := &taskHeap{}
-		var all []*task     // every task made, for the heapIndex == -1 check
-		var removed []*task // tasks out of the heap, for re-pushes
+		var all []*futureTask     // every task made, for the heapIndex == -1 check
+		var removed []*futureTask // tasks out of the heap, for re-pushes
 		var counter uint64
 		for step := 0; r.more() && step < 2000; step++ {
 			op := r.byte()
 			var name string
 			switch op % 8 {
 			case 0, 1, 2: // push a new task
-				x := &task{heapIndex: -1}
+				x := &futureTask{heapIndex: -1}
 				counter++
 				x.seq = uint64(r.byte())<<32 | counter // unique, not monotonic
 				x.when = m.base + int64(fzHeapOffset(r))
@@ -272,8 +272,8 @@ func FuzzHeap(f *testing.F) {
 				mod := uint64(r.byte()%5) + 1
 				rem := uint64(r.byte()) % mod
 				name = fmt.Sprintf("filter(seq %% %d == %d)", mod, rem)
-				calls := make(map[*task]int)
-				h.filter(func(x *task) bool {
+				calls := make(map[*futureTask]int)
+				h.filter(func(x *futureTask) bool {
 					calls[x]++
 					return x.seq%mod == rem
 				})
@@ -539,7 +539,7 @@ func (h *fzHarness) check(step int, op string, m *fzModel) {
 	if !slices.Equal(log, m.log) {
 		fail("runs\n got %v\nwant %v", log, m.log)
 	}
-	if now := h.s.now(); now != m.now {
+	if now := h.s.q.now(); now != m.now {
 		fail("scheduler reads %d, model %d", now, m.now)
 	}
 	q := m.queue()

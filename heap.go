@@ -7,7 +7,7 @@ package scheduler
 type heapEntry struct {
 	when int64  // trigger time: clock nanoseconds since the scheduler's origin
 	seq  uint64 // submission order, the tie-break (JDK sequenceNumber)
-	t    *task
+	t    *futureTask
 }
 
 // less orders entries by trigger time, then by sequence number: a total
@@ -39,7 +39,7 @@ type taskHeap struct {
 func (h *taskHeap) len() int { return len(h.a) }
 
 // peek returns the head (the earliest-due task) or nil. O(1).
-func (h *taskHeap) peek() *task {
+func (h *taskHeap) peek() *futureTask {
 	if len(h.a) == 0 {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (h *taskHeap) peek() *task {
 }
 
 // at returns the task in slot i.
-func (h *taskHeap) at(i int) *task { return h.a[i].t }
+func (h *taskHeap) at(i int) *futureTask { return h.a[i].t }
 
 // set writes e into slot k and records k as its task's heap index.
 func (h *taskHeap) set(k int, e heapEntry) {
@@ -57,7 +57,7 @@ func (h *taskHeap) set(k int, e heapEntry) {
 
 // push adds t, keyed by its current trigger time and sequence number.
 // O(log n); the array grows by 50% when full (JDK grow).
-func (h *taskHeap) push(t *task) {
+func (h *taskHeap) push(t *futureTask) {
 	n := len(h.a)
 	if n == cap(h.a) {
 		h.grow()
@@ -79,13 +79,13 @@ func (h *taskHeap) grow() {
 }
 
 // popHead removes and returns the head. O(log n). The heap must not be empty.
-func (h *taskHeap) popHead() *task {
+func (h *taskHeap) popHead() *futureTask {
 	return h.removeAt(0)
 }
 
 // removeAt removes and returns the task in slot i: the last entry takes its
 // place and is sifted down, and, if it did not move, up (JDK remove). O(log n).
-func (h *taskHeap) removeAt(i int) *task {
+func (h *taskHeap) removeAt(i int) *futureTask {
 	t := h.a[i].t
 	s := len(h.a) - 1
 	last := h.a[s]
@@ -135,7 +135,7 @@ func (h *taskHeap) siftDown(k int, e heapEntry) {
 // filter removes every task for which drop returns true, calling drop once
 // per task, and restores the heap in O(n) (Floyd's heapify). It is the bulk
 // form of removeAt used by Purge and by Shutdown's policies.
-func (h *taskHeap) filter(drop func(*task) bool) {
+func (h *taskHeap) filter(drop func(*futureTask) bool) {
 	kept := h.a[:0]
 	for _, e := range h.a {
 		if drop(e.t) {
@@ -155,8 +155,8 @@ func (h *taskHeap) filter(drop func(*task) bool) {
 }
 
 // drain removes every task and returns them in due order. O(n log n).
-func (h *taskHeap) drain() []*task {
-	out := make([]*task, 0, len(h.a))
+func (h *taskHeap) drain() []*futureTask {
+	out := make([]*futureTask, 0, len(h.a))
 	for len(h.a) > 0 {
 		out = append(out, h.popHead())
 	}

@@ -215,8 +215,8 @@ func internalLook(s *Scheduler) internalView {
 // R-19 the heap
 
 // internalHeapTask returns a task keyed (when, seq) that is in no heap.
-func internalHeapTask(when int64, seq uint64) *task {
-	t := &task{seq: seq, heapIndex: -1}
+func internalHeapTask(when int64, seq uint64) *futureTask {
+	t := &futureTask{seq: seq, heapIndex: -1}
 	t.when = when
 	return t
 }
@@ -266,7 +266,7 @@ func internalVerifyAll(t *testing.T, h *taskHeap) {
 }
 
 // internalByKey orders tasks by (when, seq), as the heap does.
-func internalByKey(a, b *task) int {
+func internalByKey(a, b *futureTask) int {
 	if a.when != b.when {
 		if a.when < b.when {
 			return -1
@@ -284,7 +284,7 @@ func TestInternalHeapRandomOperations(t *testing.T) {
 		t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 0x5eed))
 			var h taskHeap
-			model := map[*task]bool{}
+			model := map[*futureTask]bool{}
 			var seq uint64
 			for op := range 4000 {
 				switch r := rng.IntN(100); {
@@ -308,8 +308,8 @@ func TestInternalHeapRandomOperations(t *testing.T) {
 					delete(model, got)
 				default: // filter, the bulk removal of Purge and Shutdown
 					mod := int64(rng.IntN(5) + 2)
-					var dropped []*task
-					h.filter(func(tk *task) bool {
+					var dropped []*futureTask
+					h.filter(func(tk *futureTask) bool {
 						if tk.when%mod == 0 {
 							dropped = append(dropped, tk)
 							return true
@@ -362,9 +362,9 @@ func TestInternalHeapGrowsByHalf(t *testing.T) {
 
 func TestInternalHeapRemoveAt(t *testing.T) {
 	// build pushes tasks with the given times in order and returns them.
-	build := func(t *testing.T, whens ...int64) (*taskHeap, []*task) {
+	build := func(t *testing.T, whens ...int64) (*taskHeap, []*futureTask) {
 		var h taskHeap
-		var ts []*task
+		var ts []*futureTask
 		for i, w := range whens {
 			tk := internalHeapTask(w, uint64(i))
 			h.push(tk)
@@ -406,7 +406,7 @@ func TestInternalHeapRemoveAt(t *testing.T) {
 	t.Run("ties order by sequence", func(t *testing.T) {
 		h, ts := build(t, 5, 5, 5, 5, 5)
 		h.removeAt(1)
-		for _, want := range []*task{ts[0], ts[2], ts[3], ts[4]} {
+		for _, want := range []*futureTask{ts[0], ts[2], ts[3], ts[4]} {
 			require.Same(t, want, h.popHead())
 			internalVerifyAll(t, h)
 		}
@@ -499,7 +499,7 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 		v := internalLook(s)
 		require.Len(t, v.runners, 1)
 		runner := v.runners[0]
-		require.Same(t, first.(*task), runner.current)
+		require.Same(t, first.(*futureTask), runner.current)
 		require.NotNil(t, v.leader, "another worker leads while the first task runs")
 		require.NotSame(t, runner, v.leader)
 		require.Equal(t, 3, v.parked)
@@ -599,7 +599,7 @@ func TestInternalPeriodicTaskIsReinsertedNotCopied(t *testing.T) {
 			s := internalNew(t, 2, clk)
 			f, err := tc.schedule(s)
 			require.NoError(t, err)
-			tk, ok := f.(*task)
+			tk, ok := f.(*futureTask)
 			require.True(t, ok, "a plain Task's future is the task itself")
 			seq := tk.seq
 			for i := 1; i <= 5; i++ {

@@ -1,6 +1,10 @@
 package scheduler
 
-// The leader-follower wait (JDK DelayedWorkQueue.take, R-20).
+import "time"
+
+// The leader-follower wait: take, and every wake-up of a worker blocked in it
+// (JDK DelayedWorkQueue.take, R-20). It reads top to bottom: take, the two
+// waits, the events that end them, and the check AwaitIdle makes on them.
 //
 // Workers with nothing due block in one of two ways:
 //
@@ -32,22 +36,90 @@ package scheduler
 //     wait until some busy worker came back.
 //   - The leader clears q.leader itself when it wakes, if it still holds it.
 
-// worker is one pooled goroutine (JDK ThreadPoolExecutor.Worker).
-type worker struct {
-	// timer and wake are used only while this worker is the leader. timer
-	// is made on the worker's first timed wait and reused after.
-	timer Timer
-	wake  chan struct{} // capacity 1; sent to under q.mu, only while q.leader == this worker
-	// deadline is the trigger time the timer is armed for while this
-	// worker leads; q.mu. AwaitIdle reads it to know the lead is armed.
-	deadline int64
+// takeLocked returns the head if it is due (JDK take). Otherwise it waits
+// once, as the leader until the head is due or as a follower until
+// signaled, and returns nil: the caller re-checks whether the worker must
+// exit, then calls again. (The JDK's take loops inside and learns of a
+// shutdown by an interrupt; here every wake-up returns to the caller's
+// check, which costs a few comparisons.)
+func (q *delayQueue) takeLocked(w *worker) *futureTask {
+	head := q.heap.peek()
+	if head == nil {
+		q.followLocked()
+		return nil
+	}
+	now := q.now()
+	switch {
+	case head.when-now <= 0:
+		return q.pollLocked()
+	case q.leader != nil:
+		q.followLocked()
+	default:
+		q.leadLocked(w, head.when, now)
+	}
+	return nil
+}
 
-	// current is the task this worker is running, for ShutdownNow's
-	// interrupt and for the accounting done when it comes back; q.mu.
-	current *task
-	// ranOutcome says whether current counted as a run; written by the
-	// worker itself, read by it under q.mu in getTask.
-	ranOutcome bool
+// followLocked waits untimed until signaled.
+func (q *delayQueue) followLocked() {
+	q.parked++
+	q.notifyIdleLocked()
+	q.followers.Wait()
+	q.parked--
+}
+
+// leadLocked makes w the leader and waits until the head, due at when, is
+// due or w is woken. now is the clock reading the caller found the head not
+// yet due with.
+func (q *delayQueue) leadLocked(w *worker, when, now int64) {
+	q.leader = w
+	delay := when - now
+	if w.timer == nil {
+		w.timer = q.clock.NewTimer(time.Duration(delay))
+	} else {
+		w.timer.Reset(time.Duration(delay))
+	}
+	// A fake clock can be advanced between our reading of now and the
+	// Reset above; the timer would then be armed relative to the later
+	// time, past the head, and a test that advances exactly to the head
+	// would not fire it. Re-read the clock after arming until it
+	// did not move. The system clock always moves a little, and a timer a
+	// few nanoseconds late is harmless there, so it skips this.
+	if !q.systemClock {
+		for {
+			again := q.now()
+			if again == now {
+				break
+			}
+			now = again
+			if when-now <= 0 {
+				w.timer.Stop()
+				q.leader = nil
+				return
+			}
+			w.timer.Reset(time.Duration(when - now))
+		}
+	}
+	w.deadline = when
+	q.parked++
+	q.notifyIdleLocked()
+	q.mu.Unlock()
+	select {
+	case <-w.timer.C():
+	case <-w.wake:
+		w.timer.Stop()
+	}
+	q.mu.Lock()
+	q.parked--
+	if q.leader == w {
+		q.leader = nil
+	}
+	// A wake sent while the timer fired is stale now that we lead no
+	// more; senders need q.leader == w, so none can follow this drain.
+	select {
+	case <-w.wake:
+	default:
+	}
 }
 
 // newHeadLocked wakes one waiter to wait for a new, earlier head.
@@ -72,7 +144,7 @@ func (q *delayQueue) handOffLocked() {
 }
 
 // wakeAllLocked wakes every waiting worker, for events that concern all of
-// them: shutdown, a smaller pool, termination becoming possible.
+// them: shutdown, a smaller pool (JDK interruptIdleWorkers).
 func (q *delayQueue) wakeAllLocked() {
 	q.followers.Broadcast()
 	if q.leader != nil {
@@ -82,69 +154,39 @@ func (q *delayQueue) wakeAllLocked() {
 
 // wakeOneLocked wakes one waiting worker, preferring the leader, so that it
 // re-checks whether it should exit (JDK interruptIdleWorkers(ONLY_ONE)).
-func (q *delayQueue) wakeOneLocked() {
-	q.newHeadLocked()
+func (q *delayQueue) wakeOneLocked() { q.newHeadLocked() }
+
+// settledLocked reports whether the waits are settled for the head: no
+// head, or a head not yet due with a leader whose timer is armed for a time
+// still ahead, so that a later Advance of the clock fires it. Counting
+// parked workers is not enough for AwaitIdle: a worker counts as parked
+// until it re-takes the lock, so a leader whose timer fired, or that a new
+// head woke, still counts while nobody waits for the head.
+func (q *delayQueue) settledLocked() bool {
+	head := q.heap.peek()
+	if head == nil {
+		return true
+	}
+	now := q.now()
+	if head.when-now <= 0 {
+		return false
+	}
+	l := q.leader
+	return l != nil && l.deadline-now > 0
 }
 
-// followLocked waits untimed until signaled. The caller re-checks the queue.
-func (q *delayQueue) followLocked() {
-	q.parked++
-	q.notifyIdleLocked()
-	q.followers.Wait()
-	q.parked--
+// notifyIdleLocked wakes the AwaitIdle callers, if any, to re-check.
+func (q *delayQueue) notifyIdleLocked() {
+	if q.idle != nil {
+		close(q.idle)
+		q.idle = nil
+	}
 }
 
-// leadLocked makes w the leader and waits until the head, due at when, is
-// due or w is woken; the caller re-checks the queue. now is the clock
-// reading the caller found the head not yet due with.
-func (s *Scheduler) leadLocked(w *worker, when, now int64) {
-	q := &s.q
-	q.leader = w
-	delay := when - now
-	if w.timer == nil {
-		w.timer = s.clock.NewTimer(delayDuration(delay))
-	} else {
-		w.timer.Reset(delayDuration(delay))
+// idleChanLocked returns the channel that notifyIdleLocked closes next.
+func (q *delayQueue) idleChanLocked() <-chan struct{} {
+	if q.idle == nil {
+		q.idle = make(chan struct{})
 	}
-	// A fake clock can be advanced between our reading of now and the
-	// Reset above; the timer would then be armed relative to the later
-	// time, past the head, and a test that advances exactly to the head
-	// would not fire it. Re-read the clock after arming until it
-	// did not move. The system clock always moves a little, and a timer a
-	// few nanoseconds late is harmless there, so it skips this.
-	if !s.systemClock {
-		for {
-			again := s.now()
-			if again == now {
-				break
-			}
-			now = again
-			if when-now <= 0 {
-				w.timer.Stop()
-				q.leader = nil
-				return
-			}
-			w.timer.Reset(delayDuration(when - now))
-		}
-	}
-	w.deadline = when
-	q.parked++
-	q.notifyIdleLocked()
-	q.mu.Unlock()
-	select {
-	case <-w.timer.C():
-	case <-w.wake:
-		w.timer.Stop()
-	}
-	q.mu.Lock()
-	q.parked--
-	if q.leader == w {
-		q.leader = nil
-	}
-	// A wake sent while the timer fired is stale now that we lead no
-	// more; senders need q.leader == w, so none can follow this drain.
-	select {
-	case <-w.wake:
-	default:
-	}
+	return q.idle
 }

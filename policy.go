@@ -1,199 +1,13 @@
 package scheduler
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"runtime/pprof"
+	"sync/atomic"
 )
 
-// Option configures a Scheduler at [New]: the Go form of the JDK's
-// constructor arguments and setters. Options are plain values; a nil Option
-// is ignored.
-type Option interface{ apply(*config) }
-
-// TaskOption configures one submission; the JDK has no counterpart (its
-// tasks carry no options). A nil TaskOption is ignored.
-type TaskOption interface{ applyTask(*taskConfig) }
-
-// config is what New builds a Scheduler from; defaults are set in one place,
-// defaultConfig.
-type config struct {
-	clock            Clock
-	logger           *slog.Logger
-	hooks            Hooks
-	decorator        func(Task) Task
-	policy           RejectionPolicy
-	removeOnCancel   bool
-	continuePeriodic bool
-	executeDelayed   bool
-	maxQueueSize     int
-}
-
-// defaultConfig returns the JDK's defaults: remove-on-cancel false, continue
-// existing periodic tasks after shutdown false, execute existing delayed
-// tasks after shutdown true, AbortPolicy, an unbounded queue.
-func defaultConfig() config {
-	return config{
-		clock:          systemClock{},
-		logger:         slog.Default(),
-		policy:         AbortPolicy,
-		executeDelayed: true,
-	}
-}
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
-
-// WithRejectionPolicy sets the policy for submissions the scheduler cannot
-// accept (JDK setRejectedExecutionHandler). nil means AbortPolicy.
-func WithRejectionPolicy(p RejectionPolicy) Option {
-	return optionFunc(func(c *config) {
-		if p == nil {
-			p = AbortPolicy
-		}
-		c.policy = p
-	})
-}
-
-// WithRemoveOnCancel sets the remove-on-cancel policy (JDK
-// setRemoveOnCancelPolicy; default false): when true a canceled task leaves
-// the queue at once; when false it stays until its trigger time or Purge.
-func WithRemoveOnCancel(remove bool) Option {
-	return optionFunc(func(c *config) { c.removeOnCancel = remove })
-}
-
-// WithContinueExistingPeriodicTasksAfterShutdown sets whether periodic tasks
-// keep running after Shutdown (JDK
-// setContinueExistingPeriodicTasksAfterShutdownPolicy; default false).
-func WithContinueExistingPeriodicTasksAfterShutdown(keep bool) Option {
-	return optionFunc(func(c *config) { c.continuePeriodic = keep })
-}
-
-// WithExecuteExistingDelayedTasksAfterShutdown sets whether queued one-shot
-// tasks still run after Shutdown (JDK
-// setExecuteExistingDelayedTasksAfterShutdownPolicy; default true). When
-// false, Shutdown cancels the ones not yet due; due ones still run.
-func WithExecuteExistingDelayedTasksAfterShutdown(keep bool) Option {
-	return optionFunc(func(c *config) { c.executeDelayed = keep })
-}
-
-// WithMaxQueueSize bounds the queue to n tasks: a submission that would
-// exceed it is rejected through the rejection policy. Running tasks do not
-// count, and a periodic task's re-queue is never rejected. n <= 0 means
-// unbounded, the default. The JDK has no counterpart: its queue is
-// unbounded.
-func WithMaxQueueSize(n int) Option {
-	return optionFunc(func(c *config) { c.maxQueueSize = n })
-}
-
-// WithClock sets the clock all time comes from (default: the system clock;
-// nil means the default), where the JDK reads System.nanoTime. Tests pass
-// schedulertest.NewManualClock.
-func WithClock(clk Clock) Option {
-	return optionFunc(func(c *config) {
-		if clk == nil {
-			clk = systemClock{}
-		}
-		c.clock = clk
-	})
-}
-
-// WithHooks sets the hooks run around every task run and at termination
-// (JDK beforeExecute, afterExecute, terminated). Nil fields are skipped.
-func WithHooks(h Hooks) Option {
-	return optionFunc(func(c *config) { c.hooks = h })
-}
-
-// WithDecorator sets a function that wraps the body of every submission
-// once, callables included (JDK decorateTask). It is called in the
-// submitting goroutine. A decorator that panics or returns nil fails the
-// submission with an error; nothing is queued.
-func WithDecorator(d func(Task) Task) Option {
-	return optionFunc(func(c *config) { c.decorator = d })
-}
-
-// WithLogger sets where the scheduler reports panics, periodic tasks stopped
-// by failure and panicking hooks (default slog.Default(); nil means the
-// default). The JDK logs nothing: a failed periodic task dies silently.
-func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *config) {
-		if l == nil {
-			l = slog.Default()
-		}
-		c.logger = l
-	})
-}
-
-// Hooks are called around task runs and at termination, like the JDK's
-// ThreadPoolExecutor hooks. A panic inside a hook is recovered and logged
-// and the worker survives.
-type Hooks struct {
-	// BeforeExecute runs on the worker before every run, each periodic run
-	// included (JDK beforeExecute). If it panics the task does not run and
-	// its future completes with that *PanicError.
-	BeforeExecute func(f ScheduledFuture)
-	// AfterExecute runs on the worker after every run with the run's error
-	// or *PanicError (nil after success). Unlike the JDK, which passes
-	// null for a task's own exception, err is the run's outcome. A
-	// periodic task has already been re-queued for its next run.
-	AfterExecute func(f ScheduledFuture, err error)
-	// Terminated runs once, when the scheduler terminates, before
-	// AwaitTermination returns (JDK terminated).
-	Terminated func()
-}
-
-// taskConfig is what TaskOptions set.
-type taskConfig struct {
-	name            string
-	continueOnError bool
-}
-
-type taskOptionFunc func(*taskConfig)
-
-func (f taskOptionFunc) applyTask(c *taskConfig) { f(c) }
-
-// WithName names the task: Name returns it, logs show it, and its runs
-// carry the pprof label "scheduler.task". The JDK's nearest counterpart is
-// a ThreadFactory's thread names, which name workers, not tasks.
-func WithName(name string) TaskOption {
-	return taskOptionFunc(func(c *taskConfig) { c.name = name })
-}
-
-// ContinueOnError (no JDK counterpart) makes a periodic task keep its schedule after a run that
-// returns an error or panics; each such run is logged at Warn (or at Error
-// for a panic) and counted in Stats.Failed. Without it, the JDK rule holds:
-// a failed run suppresses all later runs. Ignored for one-shot tasks.
-func ContinueOnError() TaskOption {
-	return taskOptionFunc(func(c *taskConfig) { c.continueOnError = true })
-}
-
-// newTaskExt builds the optional part of a task, or nil when none is needed.
-func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
-	if len(opts) == 0 {
-		// The common case, kept free of allocation: tc below escapes
-		// through the interface call, so it is on the heap.
-		if face == nil {
-			return nil
-		}
-		return &taskExt{face: face}
-	}
-	var tc taskConfig
-	for _, o := range opts {
-		if o != nil {
-			o.applyTask(&tc)
-		}
-	}
-	if tc.name == "" && !tc.continueOnError && face == nil {
-		return nil
-	}
-	ext := &taskExt{name: tc.name, continueOnError: tc.continueOnError, face: face}
-	if tc.name != "" {
-		ext.labels = pprof.WithLabels(context.Background(), pprof.Labels("scheduler.task", tc.name))
-	}
-	return ext
-}
+// Policies: what happens to a submission the scheduler cannot accept (JDK
+// RejectedExecutionHandler and its four implementations), and the policy
+// setters and getters of ScheduledThreadPoolExecutor.
 
 // RejectionPolicy decides what happens to a submission the scheduler cannot
 // accept: after Shutdown, or beyond WithMaxQueueSize (JDK
@@ -254,4 +68,138 @@ func (discardOldestPolicy) Rejected(s *Scheduler, f ScheduledFuture) error {
 	}
 	s.replaceOldest(f)
 	return nil
+}
+
+// reject hands t to the rejection policy (JDK reject) and makes sure its
+// future is not left pending: unless the policy ran it, queued it or
+// completed it, it is canceled.
+func (s *Scheduler) reject(t *futureTask) (ScheduledFuture, error) {
+	s.rejected.Add(1)
+	f := t.face()
+	err := s.callPolicy(*s.policy.Load(), f)
+	if !t.IsDone() && !s.queuedOrRunning(t) {
+		t.cancelState()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// callPolicy calls the policy, turning a panic into an error.
+func (s *Scheduler) callPolicy(p RejectionPolicy, f ScheduledFuture) (err error) {
+	if pe := s.guard("rejection policy", s.taskOf(f), func() { err = p.Rejected(s, f) }); pe != nil {
+		return fmt.Errorf("%w: the rejection policy panicked: %w", ErrRejected, pe)
+	}
+	return err
+}
+
+// queuedOrRunning reports whether t is in the queue or on a worker.
+func (s *Scheduler) queuedOrRunning(t *futureTask) bool {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	if t.heapIndex >= 0 {
+		return true
+	}
+	for w := range s.workers {
+		if w.current == t {
+			return true
+		}
+	}
+	return false
+}
+
+// runInCaller runs f's first run in the calling goroutine, for
+// CallerRunsPolicy. It counts as active while it runs.
+func (s *Scheduler) runInCaller(f ScheduledFuture) {
+	t := s.taskOf(f)
+	if t == nil {
+		return
+	}
+	s.q.mu.Lock()
+	s.active++
+	s.q.mu.Unlock()
+	ran := s.runTask(t)
+	s.q.mu.Lock()
+	s.finishRunLocked(ran)
+	s.q.mu.Unlock()
+}
+
+// replaceOldest cancels the earliest-due queued task and queues f in its
+// place, for DiscardOldestPolicy.
+func (s *Scheduler) replaceOldest(f ScheduledFuture) {
+	t := s.taskOf(f)
+	if t == nil {
+		return
+	}
+	q := &s.q
+	q.mu.Lock()
+	if s.state != stateRunning {
+		q.mu.Unlock()
+		return
+	}
+	var oldest *futureTask
+	if q.lenLocked() > 0 {
+		oldest = q.pollLocked()
+	}
+	q.offerLocked(t)
+	s.ensurePrestartLocked()
+	q.mu.Unlock()
+	if oldest != nil {
+		oldest.cancelState()
+	}
+}
+
+// SetRemoveOnCancelPolicy sets the remove-on-cancel policy (JDK
+// setRemoveOnCancelPolicy); see [WithRemoveOnCancel]. It does not remove
+// tasks canceled before the call: [Scheduler.Purge] does.
+func (s *Scheduler) SetRemoveOnCancelPolicy(remove bool) { s.removeOnCancel.Store(remove) }
+
+// RemoveOnCancelPolicy returns the remove-on-cancel policy (JDK
+// getRemoveOnCancelPolicy).
+func (s *Scheduler) RemoveOnCancelPolicy() bool { return s.removeOnCancel.Load() }
+
+// SetContinueExistingPeriodicTasksAfterShutdownPolicy sets the policy of
+// [WithContinueExistingPeriodicTasksAfterShutdown]. Setting it to false
+// after Shutdown cancels the queued periodic tasks at once (JDK).
+func (s *Scheduler) SetContinueExistingPeriodicTasksAfterShutdownPolicy(keep bool) {
+	s.setShutdownPolicy(&s.continuePeriodic, keep)
+}
+
+// ContinueExistingPeriodicTasksAfterShutdownPolicy returns the policy set
+// by SetContinueExistingPeriodicTasksAfterShutdownPolicy (default false).
+func (s *Scheduler) ContinueExistingPeriodicTasksAfterShutdownPolicy() bool {
+	return s.continuePeriodic.Load()
+}
+
+// SetExecuteExistingDelayedTasksAfterShutdownPolicy sets the policy of
+// [WithExecuteExistingDelayedTasksAfterShutdown]. Setting it to false after
+// Shutdown cancels the queued one-shot tasks not yet due at once (JDK).
+func (s *Scheduler) SetExecuteExistingDelayedTasksAfterShutdownPolicy(keep bool) {
+	s.setShutdownPolicy(&s.executeDelayed, keep)
+}
+
+// ExecuteExistingDelayedTasksAfterShutdownPolicy returns the policy set by
+// SetExecuteExistingDelayedTasksAfterShutdownPolicy (default true).
+func (s *Scheduler) ExecuteExistingDelayedTasksAfterShutdownPolicy() bool {
+	return s.executeDelayed.Load()
+}
+
+func (s *Scheduler) setShutdownPolicy(p *atomic.Bool, keep bool) {
+	s.q.mu.Lock()
+	p.Store(keep)
+	if !keep && s.state == stateShutdown {
+		s.onShutdownLocked()
+		s.q.wakeAllLocked()
+	}
+	s.unlockAndTryTerminate()
+}
+
+// SetRejectionPolicy replaces the rejection policy (JDK
+// setRejectedExecutionHandler). nil means AbortPolicy.
+func (s *Scheduler) SetRejectionPolicy(p RejectionPolicy) {
+	if p == nil {
+		p = AbortPolicy
+	}
+	s.policy.Store(&p)
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,11 +108,11 @@ const (
 // task is the scheduled task (JDK ScheduledFutureTask): the state machine,
 // the heap key and the outcome. One object lives for a task's whole life; a
 // periodic task is re-queued, never copied. A plain Task's future is
-// the *task itself; a Callable's is the *Future that embeds it.
+// the *futureTask itself; a Callable's is the *Future that embeds it.
 //
 // The struct is kept small (it is most of the memory of a pending task): the
 // optional parts live behind ext and aux, which plain tasks do not allocate.
-type task struct {
+type futureTask struct {
 	s      *Scheduler
 	fn     Task   // the decorated body; set once at creation
 	when   int64  // trigger time in clock nanoseconds since s.origin; s.q.mu (written only under it, before each (re-)queue)
@@ -154,10 +155,10 @@ var closedChan = func() chan struct{} {
 	return c
 }()
 
-func (t *task) loadState() taskState { return taskState(t.state.Load() & stateMask) }
+func (t *futureTask) loadState() taskState { return taskState(t.state.Load() & stateMask) }
 
 // face returns the ScheduledFuture value the scheduling call returned (R-8a).
-func (t *task) face() ScheduledFuture {
+func (t *futureTask) face() ScheduledFuture {
 	if t.ext != nil && t.ext.face != nil {
 		return t.ext.face
 	}
@@ -165,23 +166,23 @@ func (t *task) face() ScheduledFuture {
 }
 
 // schedTask lets the scheduler find the task behind a ScheduledFuture.
-func (t *task) schedTask() *task { return t }
+func (t *futureTask) schedTask() *futureTask { return t }
 
-// taskHolder is implemented by *task and, through embedding, by *Future[T].
-type taskHolder interface{ schedTask() *task }
+// taskHolder is implemented by *futureTask and, through embedding, by *Future[T].
+type taskHolder interface{ schedTask() *futureTask }
 
 // name returns the task's name, or a stand-in for logs.
-func (t *task) logName() string {
+func (t *futureTask) logName() string {
 	if t.ext != nil && t.ext.name != "" {
 		return t.ext.name
 	}
 	return fmt.Sprintf("task-%d", t.seq)
 }
 
-func (t *task) continueOnError() bool { return t.ext != nil && t.ext.continueOnError }
+func (t *futureTask) continueOnError() bool { return t.ext != nil && t.ext.continueOnError }
 
 // getAux returns the task's aux, creating it on first use.
-func (t *task) getAux() *taskAux {
+func (t *futureTask) getAux() *taskAux {
 	if a := t.aux.Load(); a != nil {
 		return a
 	}
@@ -194,7 +195,7 @@ func (t *task) getAux() *taskAux {
 // reports false, changing nothing, if the task has already left stateNew.
 // Every transition that decides a race (run starts, outcome set, cancel)
 // goes through it, so exactly one of them wins (JDK FutureTask's CASes).
-func (t *task) fromNew(to taskState, set uint32) bool {
+func (t *futureTask) fromNew(to taskState, set uint32) bool {
 	for {
 		old := t.state.Load()
 		if taskState(old&stateMask) != stateNew {
@@ -208,16 +209,16 @@ func (t *task) fromNew(to taskState, set uint32) bool {
 
 // beginRun marks the body as started, unless the task is no longer
 // stateNew (canceled meanwhile). It reports whether the body may run.
-func (t *task) beginRun() bool { return t.fromNew(stateNew, runningBit) }
+func (t *futureTask) beginRun() bool { return t.fromNew(stateNew, runningBit) }
 
 // endRun clears the running mark after the body returned.
-func (t *task) endRun() { t.state.And(^uint32(runningBit)) }
+func (t *futureTask) endRun() { t.state.And(^uint32(runningBit)) }
 
 // complete sets the outcome of a run (JDK set / setException): it succeeds
 // only from stateNew, so a task canceled during its run keeps its canceled
 // state and the run's outcome is discarded. err == nil completes normally.
 // It reports whether this call set the outcome.
-func (t *task) complete(err error) bool {
+func (t *futureTask) complete(err error) bool {
 	if !t.fromNew(stateCompleting, 0) {
 		return false
 	}
@@ -242,7 +243,7 @@ func (t *task) complete(err error) bool {
 // CAS), counts it and closes Done. It does not touch the queue; the caller
 // does. Cancel does the same, but counts under the queue lock when it takes
 // it.
-func (t *task) cancelState() bool {
+func (t *futureTask) cancelState() bool {
 	if !t.fromNew(stateCanceled, 0) {
 		return false
 	}
@@ -253,7 +254,7 @@ func (t *task) cancelState() bool {
 
 // finish closes Done (JDK finishCompletion). The state is already final, so
 // a Done created after this sees it and returns a closed channel.
-func (t *task) finish() {
+func (t *futureTask) finish() {
 	a := t.aux.Load()
 	if a == nil {
 		return
@@ -267,7 +268,7 @@ func (t *task) finish() {
 }
 
 // Done implements [ScheduledFuture]; the JDK's nearest is FutureTask.done.
-func (t *task) Done() <-chan struct{} {
+func (t *futureTask) Done() <-chan struct{} {
 	if t.loadState() > stateCompleting {
 		return closedChan
 	}
@@ -289,7 +290,7 @@ func (t *task) Done() <-chan struct{} {
 
 // Cancel implements [ScheduledFuture] (JDK ScheduledFutureTask.cancel).
 // Under the remove-on-cancel policy the task also leaves the queue at once.
-func (t *task) Cancel(mayInterruptIfRunning bool) bool {
+func (t *futureTask) Cancel(mayInterruptIfRunning bool) bool {
 	if !t.fromNew(stateCanceled, 0) {
 		return false
 	}
@@ -306,24 +307,24 @@ func (t *task) Cancel(mayInterruptIfRunning bool) bool {
 }
 
 // IsCanceled implements [ScheduledFuture] (JDK isCancelled).
-func (t *task) IsCanceled() bool { return t.loadState() == stateCanceled }
+func (t *futureTask) IsCanceled() bool { return t.loadState() == stateCanceled }
 
 // IsDone implements [ScheduledFuture] (JDK isDone). It becomes true when
 // Done is closed.
-func (t *task) IsDone() bool { return t.loadState() > stateCompleting }
+func (t *futureTask) IsDone() bool { return t.loadState() > stateCompleting }
 
 // IsPeriodic implements [ScheduledFuture] (JDK isPeriodic).
-func (t *task) IsPeriodic() bool { return t.period != 0 }
+func (t *futureTask) IsPeriodic() bool { return t.period != 0 }
 
 // Delay implements [ScheduledFuture] (JDK getDelay).
-func (t *task) Delay() time.Duration {
+func (t *futureTask) Delay() time.Duration {
 	t.s.q.mu.Lock()
 	defer t.s.q.mu.Unlock()
-	return time.Duration(t.when - t.s.now())
+	return time.Duration(t.when - t.s.q.now())
 }
 
 // Name implements [ScheduledFuture]; the JDK has no task names.
-func (t *task) Name() string {
+func (t *futureTask) Name() string {
 	if t.ext == nil {
 		return ""
 	}
@@ -331,7 +332,7 @@ func (t *task) Name() string {
 }
 
 // Wait implements [ScheduledFuture] (JDK Future.get without the value).
-func (t *task) Wait(ctx context.Context) error {
+func (t *futureTask) Wait(ctx context.Context) error {
 	if !t.IsDone() {
 		select {
 		case <-t.Done():
@@ -343,7 +344,7 @@ func (t *task) Wait(ctx context.Context) error {
 }
 
 // outcome returns the error of a done task (JDK report).
-func (t *task) outcome() error {
+func (t *futureTask) outcome() error {
 	switch t.loadState() {
 	case stateCanceled:
 		return ErrCanceled
@@ -354,7 +355,7 @@ func (t *task) outcome() error {
 }
 
 // String describes the task the way JDK FutureTask.toString does.
-func (t *task) String() string {
+func (t *futureTask) String() string {
 	var st string
 	switch t.loadState() {
 	case stateNormal:
@@ -369,59 +370,6 @@ func (t *task) String() string {
 	return fmt.Sprintf("scheduler.Future[%s][%s]", t.logName(), st)
 }
 
-// interrupt cancels the task's run context, now or as soon as it is made.
-func (t *task) interrupt() {
-	t.state.Or(interruptedBit)
-	if a := t.aux.Load(); a != nil {
-		a.mu.Lock()
-		if a.cancel != nil {
-			a.cancel()
-		}
-		a.mu.Unlock()
-	}
-}
-
-// runContext returns the ctx a run is given. It is the task itself seen as
-// a context.Context, so a run costs no allocation; the real cancelable
-// context is made only when the run first asks for Done, Err or Value.
-func (t *task) runContext() context.Context { return (*runCtx)(t) }
-
-// runCtx is a task seen as the context.Context of its runs. Its Value
-// forwards to the lazily made cancel context, so context.WithCancel(ctx)
-// and friends attach to it directly, without a goroutine.
-type runCtx task
-
-func (c *runCtx) ctx() context.Context {
-	t := (*task)(c)
-	a := t.getAux()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx == nil {
-		a.ctx, a.cancel = context.WithCancel(context.Background())
-		// interrupt sets the bit before it looks for a.cancel, so an
-		// interrupt that found no context is seen here.
-		if t.state.Load()&interruptedBit != 0 {
-			a.cancel()
-		}
-	}
-	return a.ctx
-}
-
-// Deadline implements context.Context: runs have no deadline.
-func (c *runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Done implements context.Context.
-func (c *runCtx) Done() <-chan struct{} { return c.ctx().Done() }
-
-// Err implements context.Context.
-func (c *runCtx) Err() error { return c.ctx().Err() }
-
-// Value implements context.Context.
-func (c *runCtx) Value(key any) any { return c.ctx().Value(key) }
-
-// String names the context for debugging.
-func (c *runCtx) String() string { return "scheduler.runContext(" + (*task)(c).logName() + ")" }
-
 // Future is the future of a [Callable]: a [ScheduledFuture] whose Get
 // returns the callable's result. It is the Go counterpart of the JDK's
 // ScheduledFutureTask<V>. A Future comes only from [ScheduleCallable],
@@ -429,7 +377,7 @@ func (c *runCtx) String() string { return "scheduler.runContext(" + (*task)(c).l
 // are safe for concurrent use.
 type Future[T any] struct {
 	value T // written by the run before the state becomes final; read after
-	task
+	futureTask
 }
 
 // Get waits for the future to be done and returns the callable's result and
@@ -446,13 +394,47 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 }
 
 // String describes the future (JDK FutureTask.toString).
-func (f *Future[T]) String() string { return f.task.String() }
+func (f *Future[T]) String() string { return f.futureTask.String() }
 
 // schedTask lets the scheduler find the task behind the future; a nil
 // *Future has none.
-func (f *Future[T]) schedTask() *task {
+func (f *Future[T]) schedTask() *futureTask {
 	if f == nil {
 		return nil
 	}
-	return &f.task
+	return &f.futureTask
 }
+
+// newTaskExt builds the optional part of a task, or nil when none is needed.
+func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
+	if len(opts) == 0 {
+		// The common case, kept free of allocation: tc below escapes
+		// through the interface call, so it is on the heap.
+		if face == nil {
+			return nil
+		}
+		return &taskExt{face: face}
+	}
+	var tc taskConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyTask(&tc)
+		}
+	}
+	if tc.name == "" && !tc.continueOnError && face == nil {
+		return nil
+	}
+	ext := &taskExt{name: tc.name, continueOnError: tc.continueOnError, face: face}
+	if tc.name != "" {
+		ext.labels = pprof.WithLabels(context.Background(), pprof.Labels("scheduler.task", tc.name))
+	}
+	return ext
+}
+
+// RejectionPolicy decides what happens to a submission the scheduler cannot
+// accept: after Shutdown, or beyond WithMaxQueueSize (JDK
+// RejectedExecutionHandler). Rejected is called once per rejected
+// submission, in the submitting goroutine, with the future the call returns.
+// A non-nil error is returned by the scheduling call. Unlike the JDK, a
+// future the policy leaves neither done nor queued is then canceled, so no
+// future is left pending forever.

@@ -1,0 +1,48 @@
+// Package scheduler runs delayed and periodic tasks on a fixed pool of
+// worker goroutines: the Go counterpart of Java's
+// ScheduledThreadPoolExecutor.
+//
+// A [Scheduler] is related to [time.AfterFunc], but instead of a goroutine
+// per firing it keeps one queue, a binary min-heap ordered by trigger time,
+// and a pool of workers that take tasks from it as they come due. It adds
+// what the JDK has: one-shot delays, fixed-rate runs that catch up when late
+// ([Scheduler.ScheduleAtFixedRate]), fixed-delay runs
+// ([Scheduler.ScheduleWithFixedDelay]), futures with typed results
+// ([Future]), O(log n) cancel, orderly and abrupt shutdown with their
+// policies, rejection policies, hooks and statistics. In Go idiom: a task
+// gets a [context.Context] that Cancel(true) and ShutdownNow cancel, errors
+// work with errors.Is, panics are recovered into [*PanicError] and logged
+// through log/slog, and a stopped scheduler leaves no goroutine behind.
+//
+// All time comes from a [Clock]; tests use schedulertest.NewManualClock with
+// [Scheduler.AwaitIdle], or run the scheduler inside a testing/synctest
+// bubble. Where this package differs from the JDK, the doc comment says so.
+//
+// # Memory model
+//
+// As in the JDK (the "memory consistency effects" of ScheduledExecutorService
+// and Future): a scheduling call happens before the task's first run; each
+// run of a periodic task happens before its next run, so a periodic task
+// may keep state in variables only it touches without a lock; and a run
+// happens before the return of Wait or Get and the closing of Done that
+// report its outcome, and before the AfterExecute hook is called for it.
+//
+// # Where things are
+//
+// One file per job, named after the JDK concept it holds:
+//
+//   - scheduler.go: the Scheduler, New, the scheduling calls, Remove, Purge, Queue.
+//   - callable.go: ScheduleCallable, SubmitCallable, InvokeAll, InvokeAny.
+//   - task.go: the scheduled task (JDK ScheduledFutureTask): its state machine and Future.
+//   - runcontext.go: the ctx a run is given, and the interrupt that cancels it.
+//   - delayqueue.go: the delay queue (JDK DelayedWorkQueue): offer, poll, remove, drain; its clock.
+//   - leader.go: take, the leader-follower wait, every wake-up of a waiting worker.
+//   - heap.go: the binary min-heap that keeps each task's heap index.
+//   - worker.go: the pool: a worker's life, its exit, the pool's size.
+//   - run.go: running one task: hooks, the body, panics, the periodic re-queue.
+//   - shutdown.go: Shutdown, ShutdownNow, termination.
+//   - idle.go: AwaitIdle, for tests on a manual clock.
+//   - options.go, policy.go: options and hooks; rejection and shutdown policies.
+//   - trigger.go: calendar schedules. stats.go: Stats. clock.go: the Clock seam.
+//   - errors.go: the errors, PanicError, and the one recover guard.
+package scheduler

@@ -1,0 +1,170 @@
+package scheduler
+
+import (
+	"log/slog"
+)
+
+// Options: how a Scheduler and each submission are configured (the Go form
+// of the JDK's constructor arguments and setters), and the Hooks.
+
+// Option configures a Scheduler at [New]: the Go form of the JDK's
+// constructor arguments and setters. Options are plain values; a nil Option
+// is ignored.
+type Option interface{ apply(*config) }
+
+// TaskOption configures one submission; the JDK has no counterpart (its
+// tasks carry no options). A nil TaskOption is ignored.
+type TaskOption interface{ applyTask(*taskConfig) }
+
+// config is what New builds a Scheduler from; defaults are set in one place,
+// defaultConfig.
+type config struct {
+	clock            Clock
+	logger           *slog.Logger
+	hooks            Hooks
+	decorator        func(Task) Task
+	policy           RejectionPolicy
+	removeOnCancel   bool
+	continuePeriodic bool
+	executeDelayed   bool
+	maxQueueSize     int
+}
+
+// defaultConfig returns the JDK's defaults: remove-on-cancel false, continue
+// existing periodic tasks after shutdown false, execute existing delayed
+// tasks after shutdown true, AbortPolicy, an unbounded queue.
+func defaultConfig() config {
+	return config{
+		clock:          systemClock{},
+		logger:         slog.Default(),
+		policy:         AbortPolicy,
+		executeDelayed: true,
+	}
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithRejectionPolicy sets the policy for submissions the scheduler cannot
+// accept (JDK setRejectedExecutionHandler). nil means AbortPolicy.
+func WithRejectionPolicy(p RejectionPolicy) Option {
+	return optionFunc(func(c *config) {
+		if p == nil {
+			p = AbortPolicy
+		}
+		c.policy = p
+	})
+}
+
+// WithRemoveOnCancel sets the remove-on-cancel policy (JDK
+// setRemoveOnCancelPolicy; default false): when true a canceled task leaves
+// the queue at once; when false it stays until its trigger time or Purge.
+func WithRemoveOnCancel(remove bool) Option {
+	return optionFunc(func(c *config) { c.removeOnCancel = remove })
+}
+
+// WithContinueExistingPeriodicTasksAfterShutdown sets whether periodic tasks
+// keep running after Shutdown (JDK
+// setContinueExistingPeriodicTasksAfterShutdownPolicy; default false).
+func WithContinueExistingPeriodicTasksAfterShutdown(keep bool) Option {
+	return optionFunc(func(c *config) { c.continuePeriodic = keep })
+}
+
+// WithExecuteExistingDelayedTasksAfterShutdown sets whether queued one-shot
+// tasks still run after Shutdown (JDK
+// setExecuteExistingDelayedTasksAfterShutdownPolicy; default true). When
+// false, Shutdown cancels the ones not yet due; due ones still run.
+func WithExecuteExistingDelayedTasksAfterShutdown(keep bool) Option {
+	return optionFunc(func(c *config) { c.executeDelayed = keep })
+}
+
+// WithMaxQueueSize bounds the queue to n tasks: a submission that would
+// exceed it is rejected through the rejection policy. Running tasks do not
+// count, and a periodic task's re-queue is never rejected. n <= 0 means
+// unbounded, the default. The JDK has no counterpart: its queue is
+// unbounded.
+func WithMaxQueueSize(n int) Option {
+	return optionFunc(func(c *config) { c.maxQueueSize = n })
+}
+
+// WithClock sets the clock all time comes from (default: the system clock;
+// nil means the default), where the JDK reads System.nanoTime. Tests pass
+// schedulertest.NewManualClock.
+func WithClock(clk Clock) Option {
+	return optionFunc(func(c *config) {
+		if clk == nil {
+			clk = systemClock{}
+		}
+		c.clock = clk
+	})
+}
+
+// WithHooks sets the hooks run around every task run and at termination
+// (JDK beforeExecute, afterExecute, terminated). Nil fields are skipped.
+func WithHooks(h Hooks) Option {
+	return optionFunc(func(c *config) { c.hooks = h })
+}
+
+// WithDecorator sets a function that wraps the body of every submission
+// once, callables included (JDK decorateTask). It is called in the
+// submitting goroutine. A decorator that panics or returns nil fails the
+// submission with an error; nothing is queued.
+func WithDecorator(d func(Task) Task) Option {
+	return optionFunc(func(c *config) { c.decorator = d })
+}
+
+// WithLogger sets where the scheduler reports panics, periodic tasks stopped
+// by failure and panicking hooks (default slog.Default(); nil means the
+// default). The JDK logs nothing: a failed periodic task dies silently.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) {
+		if l == nil {
+			l = slog.Default()
+		}
+		c.logger = l
+	})
+}
+
+// Hooks are called around task runs and at termination, like the JDK's
+// ThreadPoolExecutor hooks. A panic inside a hook is recovered and logged
+// and the worker survives.
+type Hooks struct {
+	// BeforeExecute runs on the worker before every run, each periodic run
+	// included (JDK beforeExecute). If it panics the task does not run and
+	// its future completes with that *PanicError.
+	BeforeExecute func(f ScheduledFuture)
+	// AfterExecute runs on the worker after every run with the run's error
+	// or *PanicError (nil after success). Unlike the JDK, which passes
+	// null for a task's own exception, err is the run's outcome. A
+	// periodic task has already been re-queued for its next run.
+	AfterExecute func(f ScheduledFuture, err error)
+	// Terminated runs once, when the scheduler terminates, before
+	// AwaitTermination returns (JDK terminated).
+	Terminated func()
+}
+
+// taskConfig is what TaskOptions set.
+type taskConfig struct {
+	name            string
+	continueOnError bool
+}
+
+type taskOptionFunc func(*taskConfig)
+
+func (f taskOptionFunc) applyTask(c *taskConfig) { f(c) }
+
+// WithName names the task: Name returns it, logs show it, and its runs
+// carry the pprof label "scheduler.task". The JDK's nearest counterpart is
+// a ThreadFactory's thread names, which name workers, not tasks.
+func WithName(name string) TaskOption {
+	return taskOptionFunc(func(c *taskConfig) { c.name = name })
+}
+
+// ContinueOnError (no JDK counterpart) makes a periodic task keep its schedule after a run that
+// returns an error or panics; each such run is logged at Warn (or at Error
+// for a panic) and counted in Stats.Failed. Without it, the JDK rule holds:
+// a failed run suppresses all later runs. Ignored for one-shot tasks.
+func ContinueOnError() TaskOption {
+	return taskOptionFunc(func(c *taskConfig) { c.continueOnError = true })
+}

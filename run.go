@@ -1,0 +1,159 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"runtime/pprof"
+)
+
+// Running one task on a worker: the run-state check, the hooks around the
+// body, the body itself with its panic recovery, and the re-queue of a
+// periodic task (JDK ScheduledFutureTask.run, FutureTask.run/runAndReset,
+// and the beforeExecute/afterExecute calls of ThreadPoolExecutor.runWorker).
+
+// canRun says whether t may run in the current run state (JDK
+// canRunInCurrentRunState): always while running; never once stopped; after
+// Shutdown, periodic tasks by the continue-existing-periodic policy and
+// one-shot tasks by the execute-existing-delayed policy, or if already due.
+func (s *Scheduler) canRun(t *futureTask) bool {
+	switch st := runState(s.stateA.Load()); {
+	case st == stateRunning:
+		return true
+	case st >= stateStop:
+		return false
+	}
+	if t.period != 0 {
+		return s.continuePeriodic.Load()
+	}
+	// t.when is read without q.mu: t is a one-shot task this goroutine took
+	// from the queue (or is about to run as the caller), and its when was
+	// written under q.mu before that.
+	return s.executeDelayed.Load() || t.when-s.q.now() <= 0
+}
+
+// runTask runs one dequeued task (JDK ScheduledFutureTask.run wrapped in
+// runWorker's hooks) and reports whether it counts as a run for Stats.
+func (s *Scheduler) runTask(t *futureTask) (ran bool) {
+	if !s.canRun(t) {
+		t.cancelState() // JDK: a task that may no longer run is canceled
+		return false
+	}
+	if t.loadState() != stateNew {
+		return false // canceled while queued: discarded, no hooks
+	}
+	f := t.face()
+	if h := s.hooks.BeforeExecute; h != nil {
+		if pe := s.guard("BeforeExecute hook", t, func() { h(f) }); pe != nil {
+			// The JDK loses such a task; here its future fails.
+			if t.complete(pe) {
+				s.failed.Add(1)
+				s.panicked.Add(1)
+			}
+			return true
+		}
+	}
+	// Cancel may have won since the check above (while BeforeExecute ran,
+	// say): then the body does not start (JDK FutureTask.run re-checks
+	// too), it is no run for Stats, and a BeforeExecute that was called
+	// still gets its AfterExecute.
+	if !t.beginRun() {
+		if s.hooks.BeforeExecute != nil {
+			if h := s.hooks.AfterExecute; h != nil {
+				s.guard("AfterExecute hook", t, func() { h(f, ErrCanceled) })
+			}
+		}
+		return false
+	}
+	err, panicked := s.callBody(t)
+	t.endRun()
+	switch {
+	case t.period == 0:
+		t.complete(err)
+	case err != nil && !panicked && errors.Is(err, context.Canceled) && runState(s.stateA.Load()) >= stateStop:
+		// The run gave up because ShutdownNow canceled its ctx: the task
+		// ends canceled, as one that returned nil would, not failed.
+		t.cancelState()
+	case err != nil && !t.continueOnError():
+		// JDK runAndReset: a failed run suppresses later runs.
+		if t.complete(err) && !panicked {
+			s.logger.Error("scheduler: periodic task stopped by error",
+				"task", t.logName(), "error", err)
+		}
+	case err != nil:
+		s.logger.Warn("scheduler: periodic run failed; continuing",
+			"task", t.logName(), "error", err)
+		s.reExecutePeriodic(t)
+	default:
+		s.reExecutePeriodic(t)
+	}
+	if err != nil {
+		s.failed.Add(1)
+		if panicked {
+			s.panicked.Add(1)
+		}
+	}
+	if h := s.hooks.AfterExecute; h != nil {
+		s.guard("AfterExecute hook", t, func() { h(f, err) })
+	}
+	return true
+}
+
+// callBody runs the task's body once, with its pprof labels, and turns a
+// panic into a *PanicError.
+//
+// Unlike errgroup, which lets panics crash the program, a scheduler must
+// recover: one panicking heartbeat would otherwise take every other task and
+// the process down, and the JDK catches every Throwable here too (FutureTask
+// run / runAndReset). The panic is not lost: it is the future's outcome, it
+// reaches AfterExecute, it is counted in Stats.Panicked and logged at Error.
+func (s *Scheduler) callBody(t *futureTask) (err error, panicked bool) {
+	normal := false
+	if t.ext != nil && t.ext.labels != nil {
+		pprof.SetGoroutineLabels(t.ext.labels)
+	}
+	defer func() {
+		if t.ext != nil && t.ext.labels != nil {
+			pprof.SetGoroutineLabels(context.Background())
+		}
+		if normal {
+			return
+		}
+		r := recover()
+		if r == nil {
+			// runtime.Goexit: it cannot be stopped; record it and let
+			// runWorker's deferred exit replace the worker.
+			t.complete(errGoexit)
+			s.failed.Add(1)
+			s.logger.Error("scheduler: task called runtime.Goexit", "task", t.logName())
+			return
+		}
+		pe := newPanicError(r)
+		err, panicked = pe, true
+		s.logPanic("task", t, pe)
+	}()
+	err = t.fn(t.runContext())
+	normal = true
+	return err, false
+}
+
+// reExecutePeriodic re-queues a periodic task for its next run, or cancels
+// it if it may no longer run (JDK setNextRunTime + reExecutePeriodic). A
+// re-queue is never rejected, not even beyond WithMaxQueueSize.
+func (s *Scheduler) reExecutePeriodic(t *futureTask) {
+	q := &s.q
+	q.mu.Lock()
+	if t.loadState() == stateNew && s.canRun(t) {
+		if t.period > 0 {
+			t.when += t.period // fixed rate: drift-free, catches up
+		} else {
+			t.when = q.triggerTimeLocked(q.now(), -t.period)
+		}
+		q.offerLocked(t)
+		s.ensurePrestartLocked()
+		q.mu.Unlock()
+		return
+	}
+	q.mu.Unlock()
+	// Canceled meanwhile (then this does nothing), or shut down.
+	t.cancelState()
+}
