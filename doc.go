@@ -16,7 +16,9 @@
 //
 // All time comes from a [Clock]; tests use schedulertest.NewManualClock with
 // [Scheduler.AwaitIdle], or run the scheduler inside a testing/synctest
-// bubble. Where this package differs from the JDK, the doc comment says so.
+// bubble (the recipes are in the doc of
+// [github.com/go-stpe/scheduler/schedulertest]). Where this package differs
+// from the JDK, the doc comment says so.
 //
 // # Memory model
 //
@@ -26,6 +28,9 @@
 // may keep state in variables only it touches without a lock; and a run
 // happens before the return of Wait or Get and the closing of Done that
 // report its outcome, and before the AfterExecute hook is called for it.
+// AwaitIdle (no JDK counterpart) returns nil only once every run that had
+// started has ended, and those runs happen before that return: a test may
+// read what its tasks wrote without a lock.
 //
 // # Where things are
 //
