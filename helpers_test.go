@@ -2,8 +2,9 @@ package scheduler_test
 
 // The one set of helpers the external tests share: a scheduler on a manual
 // clock that is shut down when the test ends, bounded waits, gates for runs
-// a test holds, future and log checks. Each test file adds only what is
-// particular to it.
+// a test holds, the entry points that submit a task, future, state and log
+// checks, and a clock that counts what the scheduler asks of it. Each test
+// file adds only what is particular to it.
 
 import (
 	"bytes"
@@ -12,9 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,14 +59,20 @@ func newManual(t *testing.T, pool int, opts ...scheduler.Option) (*scheduler.Sch
 // terminate, so that goleak finds no worker left.
 func shutdownAtEnd(t *testing.T, s *scheduler.Scheduler) {
 	t.Helper()
-	t.Cleanup(func() {
-		s.ShutdownNow()
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		if err := s.AwaitTermination(ctx); err != nil {
-			t.Errorf("scheduler did not terminate: %v", err)
-		}
-	})
+	t.Cleanup(func() { stopNow(t, s) })
+}
+
+// stopNow calls ShutdownNow and waits, at most waitLimit, for s to
+// terminate. Inside a synctest bubble the limit is on the bubble's clock,
+// so a scheduler that never terminates fails the test there too.
+func stopNow(t testing.TB, s *scheduler.Scheduler) {
+	t.Helper()
+	s.ShutdownNow()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := s.AwaitTermination(ctx); err != nil {
+		t.Errorf("scheduler did not terminate: %v", err)
+	}
 }
 
 // testCtx returns a context that ends after waitLimit or with the test.
@@ -70,6 +80,13 @@ func testCtx(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	t.Cleanup(cancel)
+	return ctx
+}
+
+// doneCtx returns a context that has already ended.
+func doneCtx() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
 	return ctx
 }
 
@@ -86,14 +103,15 @@ func advance(t *testing.T, clk *schedulertest.ManualClock, s *scheduler.Schedule
 	idle(t, s)
 }
 
-// recv receives from ch, failing the test after waitLimit.
-func recv[T any](t *testing.T, ch <-chan T) T {
+// recv receives from ch, failing the test after waitLimit; msgAndArgs,
+// printed with fmt.Sprint, say what the test was waiting for.
+func recv[T any](t *testing.T, ch <-chan T, msgAndArgs ...any) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
 	case <-time.After(waitLimit):
-		t.Fatal("timed out waiting on a channel")
+		t.Fatal("timed out waiting on a channel", fmt.Sprint(msgAndArgs...))
 		panic("unreachable")
 	}
 }
@@ -118,6 +136,69 @@ func hold(ctx context.Context, started chan struct{}, release <-chan struct{}) {
 	}
 }
 
+// taskGate holds the runs of its tasks until it is opened, and counts the
+// runs that started. Where one run is held, gate and hold are enough.
+type taskGate struct {
+	started chan struct{} // one value per run that started
+	release chan struct{} // closed by Open
+	once    sync.Once
+}
+
+// newTaskGate returns a closed gate that the test's cleanup opens, so that
+// a failing test does not leave a task blocked.
+func newTaskGate(t *testing.T) *taskGate {
+	g := &taskGate{started: make(chan struct{}, 64), release: make(chan struct{})}
+	t.Cleanup(g.Open)
+	return g
+}
+
+// Task blocks until the gate opens or its ctx is canceled, then returns nil.
+func (g *taskGate) Task(ctx context.Context) error {
+	g.started <- struct{}{}
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// Stubborn blocks until the gate opens, ignoring its ctx.
+func (g *taskGate) Stubborn(context.Context) error {
+	g.started <- struct{}{}
+	<-g.release
+	return nil
+}
+
+// Open lets every run return.
+func (g *taskGate) Open() { g.once.Do(func() { close(g.release) }) }
+
+// WaitStarted waits for one run to start.
+func (g *taskGate) WaitStarted(t *testing.T) {
+	t.Helper()
+	recv(t, g.started, "a gated task to start")
+}
+
+// countRuns returns a task that counts its runs in n.
+func countRuns(n *atomic.Int32) scheduler.Task {
+	return func(context.Context) error {
+		n.Add(1)
+		return nil
+	}
+}
+
+// goroutineID returns the calling goroutine's id, read from its stack
+// header ("goroutine 42 [running]:").
+func goroutineID() uint64 {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	fields := strings.Fields(string(buf[:n]))
+	id, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		panic("cannot parse the goroutine id from " + string(buf[:n]))
+	}
+	return id
+}
+
 // requireClosed fails unless ch is closed (or has a value) right now.
 func requireClosed(t *testing.T, ch <-chan struct{}, msg string) {
 	t.Helper()
@@ -139,8 +220,8 @@ func requireOpen(t *testing.T, ch <-chan struct{}, msg string) {
 }
 
 // requireFutures fails unless got holds exactly the futures of want, in
-// order, compared with == (R-8a). It never looks inside a future, so it
-// does not race with the workers.
+// order, compared with == (R-8a): the very values the scheduling calls
+// returned.
 func requireFutures(t *testing.T, want, got []scheduler.ScheduledFuture, msgAndArgs ...any) {
 	t.Helper()
 	if slices.Equal(want, got) {
@@ -149,11 +230,19 @@ func requireFutures(t *testing.T, want, got []scheduler.ScheduledFuture, msgAndA
 	ptrs := func(fs []scheduler.ScheduledFuture) []string {
 		out := make([]string, len(fs))
 		for i, f := range fs {
-			out[i] = fmt.Sprintf("%p", f)
+			out[i] = fmt.Sprintf("%p %q", f, f.Name()) // a name never changes: no race
 		}
 		return out
 	}
 	t.Fatalf("futures differ:\nwant %v\ngot  %v\n%s", ptrs(want), ptrs(got), fmt.Sprint(msgAndArgs...))
+}
+
+// requireCanceled checks that f is done and canceled.
+func requireCanceled(t *testing.T, f scheduler.ScheduledFuture) {
+	t.Helper()
+	require.True(t, f.IsDone(), "done")
+	require.True(t, f.IsCanceled(), "canceled")
+	require.ErrorIs(t, f.Wait(doneCtx()), scheduler.ErrCanceled)
 }
 
 // since returns the manual clock's reading as an offset from epoch.
@@ -223,12 +312,82 @@ func (b *logBuffer) requireErrorRecord(t *testing.T, want ...string) {
 }
 
 // recordingPolicy is a RejectionPolicy that records the futures it is
-// handed and drops them.
+// handed and the goroutine of each call, then returns what then returns
+// (nil, leaving the future undone, when then is nil).
 type recordingPolicy struct {
-	got recorder[scheduler.ScheduledFuture]
+	got     recorder[scheduler.ScheduledFuture]
+	callers recorder[uint64] // goroutineID of each call
+	then    func(s *scheduler.Scheduler, f scheduler.ScheduledFuture) error
 }
 
-func (p *recordingPolicy) Rejected(_ *scheduler.Scheduler, f scheduler.ScheduledFuture) error {
+func (p *recordingPolicy) Rejected(s *scheduler.Scheduler, f scheduler.ScheduledFuture) error {
 	p.got.add(f)
+	p.callers.add(goroutineID())
+	if p.then != nil {
+		return p.then(s, f)
+	}
 	return nil
+}
+
+// asCallable turns a task into a callable that returns 1; a nil task gives
+// a nil callable, for the tests of nil arguments.
+func asCallable(task scheduler.Task) scheduler.Callable[int] {
+	if task == nil {
+		return nil
+	}
+	return func(ctx context.Context) (int, error) { return 1, task(ctx) }
+}
+
+// asScheduledFuture returns f as a ScheduledFuture, nil for a nil *Future.
+func asScheduledFuture[T any](f *scheduler.Future[T], err error) (scheduler.ScheduledFuture, error) {
+	if f == nil {
+		return nil, err
+	}
+	return f, err
+}
+
+// entryPoint is one way to submit a task: it returns the future (nil when
+// the entry point returns none) and the error.
+type entryPoint struct {
+	name   string
+	submit func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error)
+}
+
+// entryPoints lists every entry point that submits a task. The delayed ones
+// use a one-minute delay; Invoke* submit one callable due now and wait for
+// it, at most waitLimit.
+var entryPoints = []entryPoint{
+	{"Schedule", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.Schedule(task, time.Minute)
+	}},
+	{"ScheduleAtFixedRate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.ScheduleAtFixedRate(task, time.Minute, time.Minute)
+	}},
+	{"ScheduleWithFixedDelay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.ScheduleWithFixedDelay(task, time.Minute, time.Minute)
+	}},
+	{"Execute", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return nil, s.Execute(task)
+	}},
+	{"Submit", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.Submit(task)
+	}},
+	{"ScheduleCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return asScheduledFuture(scheduler.ScheduleCallable(s, asCallable(task), time.Minute))
+	}},
+	{"SubmitCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return asScheduledFuture(scheduler.SubmitCallable(s, asCallable(task)))
+	}},
+	{"InvokeAll", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_, err := scheduler.InvokeAll(ctx, s, []scheduler.Callable[int]{asCallable(task)})
+		return nil, err
+	}},
+	{"InvokeAny", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_, err := scheduler.InvokeAny(ctx, s, []scheduler.Callable[int]{asCallable(task)})
+		return nil, err
+	}},
 }

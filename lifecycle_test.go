@@ -7,17 +7,15 @@ package scheduler_test
 //
 // Time is a schedulertest.ManualClock: clk.Advance(d) followed by
 // s.AwaitIdle(ctx) leaves everything that came due done. Tasks that must be
-// running at some point block on a lifeGate; nothing here sleeps on real
-// time. The few real-time timeouts (lifeGuard) only turn a hang into a
+// running at some point block on a taskGate; nothing here sleeps on real
+// time. The few real-time timeouts (waitLimit) only turn a hang into a
 // failure.
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,228 +24,16 @@ import (
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/schedulertest"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// lifeGuard bounds every wait for an event that must happen, so that a bug
-// fails the test instead of hanging it. It is never how a test waits.
-const lifeGuard = 10 * time.Second
-
-// lifeQuiet keeps the logs of deliberate panics out of the test output.
-var lifeQuiet = slog.New(slog.DiscardHandler)
-
-// lifeNewManual returns a scheduler of pool workers on a manual clock that
-// starts at the Unix epoch, stopped and awaited when the test ends. opts come
-// after the clock and the quiet logger, so they may replace them.
-func lifeNewManual(t *testing.T, pool int, opts ...scheduler.Option) (*scheduler.Scheduler, *schedulertest.ManualClock) {
-	t.Helper()
-	clk := schedulertest.NewManualClock(time.Unix(0, 0))
-	all := append([]scheduler.Option{scheduler.WithClock(clk), scheduler.WithLogger(lifeQuiet)}, opts...)
-	s, err := scheduler.New(pool, all...)
-	require.NoError(t, err)
-	t.Cleanup(func() { lifeStop(t, s) })
-	return s, clk
-}
-
-// lifeStop stops s and waits for it to terminate.
-func lifeStop(t testing.TB, s *scheduler.Scheduler) {
-	t.Helper()
-	s.ShutdownNow()
-	ctx, cancel := context.WithTimeout(context.Background(), lifeGuard)
-	defer cancel()
-	assert.NoError(t, s.AwaitTermination(ctx), "the scheduler did not terminate")
-}
-
-// lifeCtx returns a context for waits that must end, cut off by lifeGuard.
-func lifeCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), lifeGuard)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// lifeDone returns a context that has already ended.
-func lifeDone() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}
-
-// lifeSettle moves the clock by d and waits until everything that came due
-// has run.
-func lifeSettle(t *testing.T, s *scheduler.Scheduler, clk *schedulertest.ManualClock, d time.Duration) {
-	t.Helper()
-	clk.Advance(d)
-	require.NoError(t, s.AwaitIdle(lifeCtx(t)))
-}
-
-// lifeRecv receives one value from ch, failing the test after lifeGuard.
-func lifeRecv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(lifeGuard):
-		require.FailNow(t, "timed out waiting for "+what)
-		panic("unreachable")
-	}
-}
-
-// lifeNoop is a task that does nothing.
-func lifeNoop(context.Context) error { return nil }
-
-// lifeCount returns a task that counts its runs in n.
-func lifeCount(n *atomic.Int32) scheduler.Task {
-	return func(context.Context) error {
-		n.Add(1)
-		return nil
-	}
-}
-
-// lifeGoroutineID returns the calling goroutine's id, read from its stack
-// header ("goroutine 42 [running]:").
-func lifeGoroutineID() uint64 {
-	var buf [64]byte
-	n := runtime.Stack(buf[:], false)
-	fields := strings.Fields(string(buf[:n]))
-	id, err := strconv.ParseUint(fields[1], 10, 64)
-	if err != nil {
-		panic("cannot parse the goroutine id from " + string(buf[:n]))
-	}
-	return id
-}
-
-// lifeGate holds the runs of its tasks until it is opened.
-type lifeGate struct {
-	started chan struct{} // one value per run that started
-	release chan struct{} // closed by Open
-	once    sync.Once
-}
-
-// lifeNewGate returns a closed gate that the test's cleanup opens, so that a
-// failing test does not leave a task blocked.
-func lifeNewGate(t *testing.T) *lifeGate {
-	g := &lifeGate{started: make(chan struct{}, 64), release: make(chan struct{})}
-	t.Cleanup(g.Open)
-	return g
-}
-
-// Task blocks until the gate opens or its ctx is canceled, then returns nil.
-func (g *lifeGate) Task(ctx context.Context) error {
-	g.started <- struct{}{}
-	select {
-	case <-g.release:
-	case <-ctx.Done():
-	}
-	return nil
-}
-
-// Stubborn blocks until the gate opens, ignoring its ctx.
-func (g *lifeGate) Stubborn(context.Context) error {
-	g.started <- struct{}{}
-	<-g.release
-	return nil
-}
-
-// Open lets every run return.
-func (g *lifeGate) Open() { g.once.Do(func() { close(g.release) }) }
-
-// WaitStarted waits for one run to start.
-func (g *lifeGate) WaitStarted(t *testing.T) {
-	t.Helper()
-	lifeRecv(t, g.started, "a gated task to start")
-}
-
-// lifeRequireFutures checks that got holds exactly want, in order, as the
-// very values the scheduling calls returned (R-8a).
-func lifeRequireFutures(t *testing.T, got []scheduler.ScheduledFuture, want ...scheduler.ScheduledFuture) {
-	t.Helper()
-	names := func(fs []scheduler.ScheduledFuture) []string {
-		out := make([]string, len(fs))
-		for i, f := range fs {
-			out[i] = f.Name()
-		}
-		return out
-	}
-	require.Equal(t, names(want), names(got))
-	for i := range want {
-		require.Truef(t, want[i] == got[i], "element %d (%q) is not the future its scheduling call returned", i, want[i].Name())
-	}
-}
-
-// lifeRequireCanceled checks that f is done and canceled.
-func lifeRequireCanceled(t *testing.T, f scheduler.ScheduledFuture) {
-	t.Helper()
-	require.True(t, f.IsDone(), "done")
-	require.True(t, f.IsCanceled(), "canceled")
-	require.ErrorIs(t, f.Wait(lifeDone()), scheduler.ErrCanceled)
-}
-
-// lifeRequireState checks the three run-state predicates at once.
-func lifeRequireState(t *testing.T, s *scheduler.Scheduler, shutdown, terminating, terminated bool) {
+// requireRunState checks the three run-state predicates at once.
+func requireRunState(t *testing.T, s *scheduler.Scheduler, shutdown, terminating, terminated bool) {
 	t.Helper()
 	require.Equal(t,
 		[3]bool{shutdown, terminating, terminated},
 		[3]bool{s.IsShutdown(), s.IsTerminating(), s.IsTerminated()},
 		"IsShutdown, IsTerminating, IsTerminated")
-}
-
-// lifeEntry is one way to submit a task.
-type lifeEntry struct {
-	name   string
-	submit func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error)
-}
-
-// lifeCallable turns a task into a callable that returns 1.
-func lifeCallable(task scheduler.Task) scheduler.Callable[int] {
-	return func(ctx context.Context) (int, error) { return 1, task(ctx) }
-}
-
-// lifeFace returns f as a ScheduledFuture, nil for a nil *Future.
-func lifeFace[T any](f *scheduler.Future[T], err error) (scheduler.ScheduledFuture, error) {
-	if f == nil {
-		return nil, err
-	}
-	return f, err
-}
-
-// lifeEntries lists every entry point that submits a task. The delayed ones
-// use a one-minute delay; Invoke* submit one callable due now and wait for
-// it, at most lifeGuard.
-var lifeEntries = []lifeEntry{
-	{"Schedule", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Schedule(task, time.Minute)
-	}},
-	{"ScheduleAtFixedRate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleAtFixedRate(task, time.Minute, time.Minute)
-	}},
-	{"ScheduleWithFixedDelay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleWithFixedDelay(task, time.Minute, time.Minute)
-	}},
-	{"Execute", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return nil, s.Execute(task)
-	}},
-	{"Submit", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Submit(task)
-	}},
-	{"ScheduleCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return lifeFace(scheduler.ScheduleCallable(s, lifeCallable(task), time.Minute))
-	}},
-	{"SubmitCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return lifeFace(scheduler.SubmitCallable(s, lifeCallable(task)))
-	}},
-	{"InvokeAll", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), lifeGuard)
-		defer cancel()
-		_, err := scheduler.InvokeAll(ctx, s, []scheduler.Callable[int]{lifeCallable(task)})
-		return nil, err
-	}},
-	{"InvokeAny", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), lifeGuard)
-		defer cancel()
-		_, err := scheduler.InvokeAny(ctx, s, []scheduler.Callable[int]{lifeCallable(task)})
-		return nil, err
-	}},
 }
 
 // ---------------------------------------------------------------------------
@@ -260,43 +46,43 @@ func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 		enter func(t *testing.T, s *scheduler.Scheduler) (leave func())
 	}{
 		{"while shutting down", func(t *testing.T, s *scheduler.Scheduler) func() {
-			_, err := s.Schedule(lifeNoop, time.Hour) // keeps it from terminating
+			_, err := s.Schedule(nop, time.Hour) // keeps it from terminating
 			require.NoError(t, err)
 			s.Shutdown()
-			lifeRequireState(t, s, true, true, false)
+			requireRunState(t, s, true, true, false)
 			return func() {}
 		}},
 		{"after termination", func(t *testing.T, s *scheduler.Scheduler) func() {
 			s.Shutdown()
-			require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 			return func() {}
 		}},
 		{"while stopping", func(t *testing.T, s *scheduler.Scheduler) func() {
-			gate := lifeNewGate(t)
+			gate := newTaskGate(t)
 			_, err := s.Submit(gate.Stubborn) // ignores the interrupt: the scheduler stays stopping
 			require.NoError(t, err)
 			gate.WaitStarted(t)
 			s.ShutdownNow()
-			lifeRequireState(t, s, true, true, false)
+			requireRunState(t, s, true, true, false)
 			return gate.Open
 		}},
 		{"after ShutdownNow", func(t *testing.T, s *scheduler.Scheduler) func() {
-			_, err := s.Schedule(lifeNoop, time.Hour)
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			s.ShutdownNow()
-			require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 			return func() {}
 		}},
 	}
 	for _, ph := range phases {
-		for _, e := range lifeEntries {
+		for _, e := range entryPoints {
 			t.Run(ph.name+"/"+e.name, func(t *testing.T) {
-				s, clk := lifeNewManual(t, 2)
+				s, clk := newManual(t, 2)
 				leave := ph.enter(t, s)
 				before := s.Stats()
 				var ran atomic.Int32
 
-				f, err := e.submit(s, lifeCount(&ran))
+				f, err := e.submit(s, countRuns(&ran))
 				require.ErrorIs(t, err, scheduler.ErrRejected)
 				require.Nil(t, f, "AbortPolicy returns no future")
 
@@ -306,7 +92,7 @@ func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 				require.Equal(t, before.Queued, after.Queued)
 				require.Equal(t, before.TaskCount, after.TaskCount)
 				leave()
-				lifeSettle(t, s, clk, 2*time.Hour)
+				advance(t, clk, s, 2*time.Hour)
 				require.Zero(t, ran.Load(), "a rejected task never runs")
 			})
 		}
@@ -314,38 +100,38 @@ func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 }
 
 func TestLifeShutdownRunsQueuedOneShotsAndCancelsPeriodics(t *testing.T) {
-	s, clk := lifeNewManual(t, 2)
+	s, clk := newManual(t, 2)
 	var oneShotRuns, periodicRuns atomic.Int32
-	a, err := s.Schedule(lifeCount(&oneShotRuns), time.Hour, scheduler.WithName("a"))
+	a, err := s.Schedule(countRuns(&oneShotRuns), time.Hour, scheduler.WithName("a"))
 	require.NoError(t, err)
 	b, err := scheduler.ScheduleCallable(s, func(context.Context) (int, error) { return 5, nil }, 2*time.Hour, scheduler.WithName("b"))
 	require.NoError(t, err)
-	rate, err := s.ScheduleAtFixedRate(lifeCount(&periodicRuns), 30*time.Minute, 30*time.Minute)
+	rate, err := s.ScheduleAtFixedRate(countRuns(&periodicRuns), 30*time.Minute, 30*time.Minute)
 	require.NoError(t, err)
-	delay, err := s.ScheduleWithFixedDelay(lifeCount(&periodicRuns), 10*time.Minute, 10*time.Minute)
+	delay, err := s.ScheduleWithFixedDelay(countRuns(&periodicRuns), 10*time.Minute, 10*time.Minute)
 	require.NoError(t, err)
 
 	s.Shutdown()
 
 	// Periodic tasks are removed and canceled at once (continue policy false).
-	lifeRequireCanceled(t, rate)
-	lifeRequireCanceled(t, delay)
+	requireCanceled(t, rate)
+	requireCanceled(t, delay)
 	// One-shot tasks stay queued (execute-delayed policy true) and run when due.
 	require.False(t, a.IsDone())
 	require.False(t, b.IsDone())
-	lifeRequireFutures(t, s.Queue(), a, b)
-	lifeRequireState(t, s, true, true, false)
+	requireFutures(t, []scheduler.ScheduledFuture{a, b}, s.Queue())
+	requireRunState(t, s, true, true, false)
 
-	lifeSettle(t, s, clk, time.Hour)
+	advance(t, clk, s, time.Hour)
 	require.Equal(t, int32(1), oneShotRuns.Load())
-	require.NoError(t, a.Wait(lifeCtx(t)))
+	require.NoError(t, a.Wait(testCtx(t)))
 	require.False(t, s.IsTerminated(), "b is still queued")
 
-	lifeSettle(t, s, clk, time.Hour)
-	v, err := b.Get(lifeCtx(t))
+	advance(t, clk, s, time.Hour)
+	v, err := b.Get(testCtx(t))
 	require.NoError(t, err)
 	require.Equal(t, 5, v)
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	require.Zero(t, periodicRuns.Load())
 }
 
@@ -361,19 +147,19 @@ func TestLifeShutdownWithoutExecuteDelayedPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, clk := lifeNewManual(t, 1, tc.opts...)
-			gate := lifeNewGate(t)
+			s, clk := newManual(t, 1, tc.opts...)
+			gate := newTaskGate(t)
 			_, err := s.Submit(gate.Task) // keeps the only worker busy
 			require.NoError(t, err)
 			gate.WaitStarted(t)
 
 			var dueRuns, lateRuns atomic.Int32
-			dueNow, err := s.Submit(lifeCount(&dueRuns), scheduler.WithName("due now"))
+			dueNow, err := s.Submit(countRuns(&dueRuns), scheduler.WithName("due now"))
 			require.NoError(t, err)
-			becameDue, err := s.Schedule(lifeCount(&dueRuns), 10*time.Minute, scheduler.WithName("became due"))
+			becameDue, err := s.Schedule(countRuns(&dueRuns), 10*time.Minute, scheduler.WithName("became due"))
 			require.NoError(t, err)
 			clk.Advance(10 * time.Minute) // no worker is free: it stays queued, now due
-			notDue, err := s.Schedule(lifeCount(&lateRuns), time.Hour, scheduler.WithName("not yet due"))
+			notDue, err := s.Schedule(countRuns(&lateRuns), time.Hour, scheduler.WithName("not yet due"))
 			require.NoError(t, err)
 
 			if tc.before {
@@ -386,14 +172,14 @@ func TestLifeShutdownWithoutExecuteDelayedPolicy(t *testing.T) {
 			}
 
 			require.False(t, s.ExecuteExistingDelayedTasksAfterShutdownPolicy())
-			lifeRequireCanceled(t, notDue)
+			requireCanceled(t, notDue)
 			// JDK G-1: a one-shot task already due is kept even so.
-			lifeRequireFutures(t, s.Queue(), dueNow, becameDue)
+			requireFutures(t, []scheduler.ScheduledFuture{dueNow, becameDue}, s.Queue())
 			require.False(t, dueNow.IsDone())
 			require.False(t, becameDue.IsDone())
 
 			gate.Open()
-			require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 			require.Equal(t, int32(2), dueRuns.Load())
 			require.Zero(t, lateRuns.Load())
 		})
@@ -402,32 +188,32 @@ func TestLifeShutdownWithoutExecuteDelayedPolicy(t *testing.T) {
 
 func TestLifeShutdownRemovesCanceledQueuedTasks(t *testing.T) {
 	t.Run("canceled ones leave, live ones stay", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1)
+		s, clk := newManual(t, 1)
 		var runs atomic.Int32
-		a, err := s.Schedule(lifeCount(&runs), time.Hour, scheduler.WithName("a"))
+		a, err := s.Schedule(countRuns(&runs), time.Hour, scheduler.WithName("a"))
 		require.NoError(t, err)
-		b, err := s.Schedule(lifeCount(&runs), 2*time.Hour, scheduler.WithName("b"))
+		b, err := s.Schedule(countRuns(&runs), 2*time.Hour, scheduler.WithName("b"))
 		require.NoError(t, err)
 		require.True(t, a.Cancel(false))
 		require.Equal(t, 2, s.Stats().Queued, "remove-on-cancel is off: a stays queued")
 
 		s.Shutdown()
 		require.Equal(t, 1, s.Stats().Queued)
-		lifeRequireFutures(t, s.Queue(), b)
+		requireFutures(t, []scheduler.ScheduledFuture{b}, s.Queue())
 
-		lifeSettle(t, s, clk, 2*time.Hour)
-		require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+		advance(t, clk, s, 2*time.Hour)
+		require.NoError(t, s.AwaitTermination(testCtx(t)))
 		require.Equal(t, int32(1), runs.Load())
 	})
 	t.Run("a queue of canceled tasks does not delay termination", func(t *testing.T) {
 		var terminated atomic.Int32
-		s, _ := lifeNewManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
-		a, err := s.Schedule(lifeNoop, time.Hour)
+		s, _ := newManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
+		a, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.True(t, a.Cancel(false))
 
 		s.Shutdown()
-		require.NoError(t, s.AwaitTermination(lifeCtx(t)), "terminates without the clock moving")
+		require.NoError(t, s.AwaitTermination(testCtx(t)), "terminates without the clock moving")
 		require.Equal(t, int32(1), terminated.Load())
 	})
 }
@@ -446,8 +232,8 @@ func TestLifeShutdownCancelsPeriodicRunInProgress(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, clk := lifeNewManual(t, 1)
-			gate := lifeNewGate(t)
+			s, clk := newManual(t, 1)
+			gate := newTaskGate(t)
 			f, err := tc.schedule(s, gate.Task)
 			require.NoError(t, err)
 			gate.WaitStarted(t)
@@ -456,9 +242,9 @@ func TestLifeShutdownCancelsPeriodicRunInProgress(t *testing.T) {
 			require.False(t, f.IsDone(), "Shutdown does not touch a running task")
 
 			gate.Open()
-			require.ErrorIs(t, f.Wait(lifeCtx(t)), scheduler.ErrCanceled)
+			require.ErrorIs(t, f.Wait(testCtx(t)), scheduler.ErrCanceled)
 			require.True(t, f.IsCanceled())
-			require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 			clk.Advance(time.Hour)
 			require.Empty(t, gate.started, "no run after the one in progress")
 		})
@@ -475,7 +261,7 @@ func TestLifeShutdownContinuePeriodicPolicy(t *testing.T) {
 			func(t *testing.T, s *scheduler.Scheduler, _ *schedulertest.ManualClock, f scheduler.ScheduledFuture) {
 				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(false)
 				require.False(t, s.ContinueExistingPeriodicTasksAfterShutdownPolicy())
-				lifeRequireCanceled(t, f)
+				requireCanceled(t, f)
 				// JDK A-5: setting it true again resurrects nothing.
 				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(true)
 				require.True(t, f.IsCanceled())
@@ -492,38 +278,38 @@ func TestLifeShutdownContinuePeriodicPolicy(t *testing.T) {
 			}},
 		{"ShutdownNow", nil,
 			func(t *testing.T, s *scheduler.Scheduler, _ *schedulertest.ManualClock, f scheduler.ScheduledFuture) {
-				lifeRequireFutures(t, s.ShutdownNow(), f)
+				requireFutures(t, []scheduler.ScheduledFuture{f}, s.ShutdownNow())
 			}},
 	}
 	for _, tc := range ends {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := append([]scheduler.Option{scheduler.WithContinueExistingPeriodicTasksAfterShutdown(true)}, tc.opts...)
-			s, clk := lifeNewManual(t, 2, opts...)
+			s, clk := newManual(t, 2, opts...)
 			var runs atomic.Int32
-			f, err := s.ScheduleAtFixedRate(lifeCount(&runs), time.Minute, time.Minute, scheduler.WithName("p"))
+			f, err := s.ScheduleAtFixedRate(countRuns(&runs), time.Minute, time.Minute, scheduler.WithName("p"))
 			require.NoError(t, err)
 
 			s.Shutdown()
 			require.False(t, f.IsDone())
 			for i := int32(1); i <= 3; i++ {
-				lifeSettle(t, s, clk, time.Minute)
+				advance(t, clk, s, time.Minute)
 				require.Equal(t, i, runs.Load(), "the periodic task keeps running after Shutdown")
 			}
-			lifeRequireState(t, s, true, true, false)
+			requireRunState(t, s, true, true, false)
 
 			tc.end(t, s, clk, f)
-			require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 			require.Equal(t, int32(3), runs.Load())
 		})
 	}
 	t.Run("set by the setter before Shutdown", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1)
+		s, clk := newManual(t, 1)
 		var runs atomic.Int32
-		f, err := s.ScheduleWithFixedDelay(lifeCount(&runs), time.Minute, time.Minute)
+		f, err := s.ScheduleWithFixedDelay(countRuns(&runs), time.Minute, time.Minute)
 		require.NoError(t, err)
 		s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(true)
 		s.Shutdown()
-		lifeSettle(t, s, clk, time.Minute)
+		advance(t, clk, s, time.Minute)
 		require.Equal(t, int32(1), runs.Load())
 		require.False(t, f.IsDone())
 	})
@@ -549,13 +335,13 @@ func TestLifeShutdownPolicyAccessors(t *testing.T) {
 		{
 			name:         "setters",
 			wantContinue: false, wantDelay: true,
-			setContinue: lifePtr(true), setDelay: lifePtr(false),
+			setContinue: ptr(true), setDelay: ptr(false),
 			afterContinue: true, afterDelay: false,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, _ := lifeNewManual(t, 1, tc.opts...)
+			s, _ := newManual(t, 1, tc.opts...)
 			require.Equal(t, tc.wantContinue, s.ContinueExistingPeriodicTasksAfterShutdownPolicy())
 			require.Equal(t, tc.wantDelay, s.ExecuteExistingDelayedTasksAfterShutdownPolicy())
 			if tc.setContinue != nil {
@@ -570,34 +356,34 @@ func TestLifeShutdownPolicyAccessors(t *testing.T) {
 	}
 }
 
-// lifePtr returns a pointer to v.
-func lifePtr[T any](v T) *T { return &v }
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
 
 func TestLifeShutdownTwiceIsHarmless(t *testing.T) {
 	var terminated atomic.Int32
-	s, clk := lifeNewManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
+	s, clk := newManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
 	var runs atomic.Int32
-	_, err := s.Schedule(lifeCount(&runs), time.Hour)
+	_, err := s.Schedule(countRuns(&runs), time.Hour)
 	require.NoError(t, err)
 
 	s.Shutdown()
 	s.Shutdown()
 	require.Equal(t, 1, s.Stats().Queued, "the second Shutdown drops nothing")
-	lifeRequireState(t, s, true, true, false)
+	requireRunState(t, s, true, true, false)
 
-	lifeSettle(t, s, clk, time.Hour)
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	advance(t, clk, s, time.Hour)
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	s.Shutdown()
 	require.Equal(t, int32(1), runs.Load())
 	require.Equal(t, int32(1), terminated.Load())
-	lifeRequireState(t, s, true, false, true)
+	requireRunState(t, s, true, false, true)
 }
 
 // ---------------------------------------------------------------------------
 // R-12 ShutdownNow (JDK H-1 to H-5)
 
 func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
-	s, _ := lifeNewManual(t, 4)
+	s, _ := newManual(t, 4)
 	started := make(chan struct{}, 4)
 	oneShot, err := s.Submit(func(ctx context.Context) error {
 		started <- struct{}{}
@@ -624,50 +410,50 @@ func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
 	}, 0, time.Minute)
 	require.NoError(t, err)
 	for range 4 {
-		lifeRecv(t, started, "a task to start")
+		recv(t, started, "a task to start")
 	}
 	require.Equal(t, 4, s.Stats().Active)
 
 	require.Empty(t, s.ShutdownNow())
-	require.ErrorIs(t, gaveUp.Wait(lifeCtx(t)), scheduler.ErrCanceled,
+	require.ErrorIs(t, gaveUp.Wait(testCtx(t)), scheduler.ErrCanceled,
 		"a periodic run that gives up with ctx.Err() after ShutdownNow ends canceled, not failed")
 	require.True(t, gaveUp.IsCanceled())
 
 	// Every run's ctx was canceled: each body returned.
-	require.ErrorIs(t, oneShot.Wait(lifeCtx(t)), context.Canceled, "a task that returns ctx.Err() fails with it")
+	require.ErrorIs(t, oneShot.Wait(testCtx(t)), context.Canceled, "a task that returns ctx.Err() fails with it")
 	require.False(t, oneShot.IsCanceled())
-	v, err := callable.Get(lifeCtx(t))
+	v, err := callable.Get(testCtx(t))
 	require.NoError(t, err, "a one-shot task that returns nil after the interrupt completes normally")
 	require.Equal(t, 42, v)
 	require.False(t, callable.IsCanceled())
-	require.ErrorIs(t, periodic.Wait(lifeCtx(t)), scheduler.ErrCanceled, "a periodic run ending after ShutdownNow ends canceled")
+	require.ErrorIs(t, periodic.Wait(testCtx(t)), scheduler.ErrCanceled, "a periodic run ending after ShutdownNow ends canceled")
 	require.True(t, periodic.IsCanceled())
 
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
-	_, err = s.Submit(lifeNoop)
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
+	_, err = s.Submit(nop)
 	require.ErrorIs(t, err, scheduler.ErrRejected)
 }
 
 func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
-	s, clk := lifeNewManual(t, 1)
-	gate := lifeNewGate(t)
+	s, clk := newManual(t, 1)
+	gate := newTaskGate(t)
 	running, err := s.Submit(gate.Task)
 	require.NoError(t, err)
 	gate.WaitStarted(t) // the only worker is busy: everything below stays queued
 
 	var runs atomic.Int32
-	d3, err := s.Schedule(lifeCount(&runs), 3*time.Hour, scheduler.WithName("3h"))
+	d3, err := s.Schedule(countRuns(&runs), 3*time.Hour, scheduler.WithName("3h"))
 	require.NoError(t, err)
-	d1, err := s.Schedule(lifeCount(&runs), time.Hour, scheduler.WithName("1h"))
+	d1, err := s.Schedule(countRuns(&runs), time.Hour, scheduler.WithName("1h"))
 	require.NoError(t, err)
 	c2, err := scheduler.ScheduleCallable(s, func(context.Context) (int, error) { runs.Add(1); return 0, nil },
 		2*time.Hour, scheduler.WithName("2h callable"))
 	require.NoError(t, err)
-	p, err := s.ScheduleAtFixedRate(lifeCount(&runs), 30*time.Minute, time.Hour, scheduler.WithName("30m periodic"))
+	p, err := s.ScheduleAtFixedRate(countRuns(&runs), 30*time.Minute, time.Hour, scheduler.WithName("30m periodic"))
 	require.NoError(t, err)
-	now, err := s.Submit(lifeCount(&runs), scheduler.WithName("due now"))
+	now, err := s.Submit(countRuns(&runs), scheduler.WithName("due now"))
 	require.NoError(t, err)
-	gone, err := s.Schedule(lifeCount(&runs), 4*time.Hour, scheduler.WithName("4h canceled"))
+	gone, err := s.Schedule(countRuns(&runs), 4*time.Hour, scheduler.WithName("4h canceled"))
 	require.NoError(t, err)
 	require.True(t, gone.Cancel(false))
 	canceledBefore := s.Stats().Canceled
@@ -676,7 +462,7 @@ func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
 
 	// Every queued task, in due order, as the very futures returned; like
 	// the JDK, canceled tasks still queued are included.
-	lifeRequireFutures(t, got, now, p, d1, c2, d3, gone)
+	requireFutures(t, []scheduler.ScheduledFuture{now, p, d1, c2, d3, gone}, got)
 	for _, f := range got[:5] {
 		require.False(t, f.IsDone(), "%s: never started and not canceled", f.Name())
 		require.False(t, f.IsCanceled(), f.Name())
@@ -686,8 +472,8 @@ func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
 	require.Equal(t, canceledBefore, s.Stats().Canceled, "ShutdownNow cancels none of the tasks it returns")
 
 	// The running task's ctx was canceled; it returns nil and completes normally.
-	require.NoError(t, running.Wait(lifeCtx(t)))
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	require.NoError(t, running.Wait(testCtx(t)))
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	clk.Advance(5 * time.Hour)
 	require.Zero(t, runs.Load())
 
@@ -695,25 +481,25 @@ func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
 	for _, f := range got[:5] {
 		require.True(t, f.Cancel(false), f.Name())
 	}
-	_, err = s.Schedule(lifeNoop, 0)
+	_, err = s.Schedule(nop, 0)
 	require.ErrorIs(t, err, scheduler.ErrRejected)
 }
 
 func TestLifeShutdownNowAfterShutdown(t *testing.T) {
-	s, clk := lifeNewManual(t, 1)
-	gate := lifeNewGate(t)
+	s, clk := newManual(t, 1)
+	gate := newTaskGate(t)
 	running, err := s.Submit(gate.Task)
 	require.NoError(t, err)
 	gate.WaitStarted(t)
 	var runs atomic.Int32
-	queued, err := s.Schedule(lifeCount(&runs), time.Hour, scheduler.WithName("queued"))
+	queued, err := s.Schedule(countRuns(&runs), time.Hour, scheduler.WithName("queued"))
 	require.NoError(t, err)
 
 	s.Shutdown()
-	lifeRequireFutures(t, s.ShutdownNow(), queued)
+	requireFutures(t, []scheduler.ScheduledFuture{queued}, s.ShutdownNow())
 
-	require.NoError(t, running.Wait(lifeCtx(t)), "interrupted, it returned nil")
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	require.NoError(t, running.Wait(testCtx(t)), "interrupted, it returned nil")
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	require.Empty(t, s.ShutdownNow(), "a second ShutdownNow finds nothing")
 	clk.Advance(2 * time.Hour)
 	require.Zero(t, runs.Load())
@@ -724,14 +510,14 @@ func TestLifeShutdownNowAfterShutdown(t *testing.T) {
 // R-13 termination (JDK G-5, H-5 to H-8, K-3)
 
 func TestLifeAwaitTerminationReturnsCtxErrUntilTerminated(t *testing.T) {
-	s, _ := lifeNewManual(t, 1)
-	gate := lifeNewGate(t)
+	s, _ := newManual(t, 1)
+	gate := newTaskGate(t)
 	_, err := s.Submit(gate.Task)
 	require.NoError(t, err)
 	gate.WaitStarted(t)
 	s.Shutdown()
 
-	require.Equal(t, context.Canceled, s.AwaitTermination(lifeDone()))
+	require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))
 	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 	defer cancel()
 	require.Equal(t, context.DeadlineExceeded, s.AwaitTermination(past))
@@ -741,13 +527,13 @@ func TestLifeAwaitTerminationReturnsCtxErrUntilTerminated(t *testing.T) {
 	res := make(chan error, 1)
 	go func() { res <- s.AwaitTermination(ctx) }()
 	cancelWaiter()
-	require.Equal(t, context.Canceled, lifeRecv(t, res, "AwaitTermination to return"))
+	require.Equal(t, context.Canceled, recv(t, res, "AwaitTermination to return"))
 	require.False(t, s.IsTerminated())
 
 	gate.Open()
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	// JDK H-6: once terminated it answers at once, even with a done ctx.
-	require.NoError(t, s.AwaitTermination(lifeDone()))
+	require.NoError(t, s.AwaitTermination(doneCtx()))
 }
 
 func TestLifeTerminatedHookRunsOnceBeforeAwaitTerminationReturns(t *testing.T) {
@@ -767,7 +553,7 @@ func TestLifeTerminatedHookRunsOnceBeforeAwaitTerminationReturns(t *testing.T) {
 			<-release
 			runs.Add(1)
 		}}
-		s, err := scheduler.New(2, scheduler.WithHooks(hooks), scheduler.WithLogger(lifeQuiet))
+		s, err := scheduler.New(2, scheduler.WithHooks(hooks), scheduler.WithLogger(slog.New(slog.DiscardHandler)))
 		require.NoError(t, err)
 		taskRelease := make(chan struct{})
 		_, err = s.Submit(func(context.Context) error { <-taskRelease; return nil })
@@ -792,7 +578,7 @@ func TestLifeTerminatedHookRunsOnceBeforeAwaitTerminationReturns(t *testing.T) {
 		<-entered
 		synctest.Wait()
 		require.Empty(t, results, "AwaitTermination does not return while the hook runs")
-		require.Equal(t, context.Canceled, s.AwaitTermination(lifeDone()))
+		require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))
 		require.True(t, sawTerminating.Load(), "the hook runs while the scheduler is still terminating")
 		require.False(t, sawTermed.Load())
 
@@ -810,43 +596,43 @@ func TestLifeTerminatedHookRunsOnceBeforeAwaitTerminationReturns(t *testing.T) {
 
 func TestLifeRunStatePredicates(t *testing.T) {
 	t.Run("Shutdown", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1)
-		lifeRequireState(t, s, false, false, false)
-		gate := lifeNewGate(t)
+		s, _ := newManual(t, 1)
+		requireRunState(t, s, false, false, false)
+		gate := newTaskGate(t)
 		_, err := s.Submit(gate.Task)
 		require.NoError(t, err)
 		gate.WaitStarted(t)
-		lifeRequireState(t, s, false, false, false)
+		requireRunState(t, s, false, false, false)
 		s.Shutdown()
-		lifeRequireState(t, s, true, true, false)
+		requireRunState(t, s, true, true, false)
 		gate.Open()
-		require.NoError(t, s.AwaitTermination(lifeCtx(t)))
-		lifeRequireState(t, s, true, false, true)
+		require.NoError(t, s.AwaitTermination(testCtx(t)))
+		requireRunState(t, s, true, false, true)
 	})
 	t.Run("ShutdownNow", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1)
-		gate := lifeNewGate(t)
+		s, _ := newManual(t, 1)
+		gate := newTaskGate(t)
 		_, err := s.Submit(gate.Stubborn)
 		require.NoError(t, err)
 		gate.WaitStarted(t)
 		s.ShutdownNow()
-		lifeRequireState(t, s, true, true, false)
+		requireRunState(t, s, true, true, false)
 		gate.Open()
-		require.NoError(t, s.AwaitTermination(lifeCtx(t)))
-		lifeRequireState(t, s, true, false, true)
+		require.NoError(t, s.AwaitTermination(testCtx(t)))
+		requireRunState(t, s, true, false, true)
 	})
 	t.Run("a scheduler that never ran a task terminates at once", func(t *testing.T) {
 		var terminated atomic.Int32
-		s, _ := lifeNewManual(t, 4, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
+		s, _ := newManual(t, 4, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
 		s.Shutdown()
-		lifeRequireState(t, s, true, false, true)
+		requireRunState(t, s, true, false, true)
 		require.Equal(t, int32(1), terminated.Load())
 	})
 }
 
 func TestLifeTaskThatBlocksUntilInterrupted(t *testing.T) {
 	var terminated atomic.Int32
-	s, _ := lifeNewManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
+	s, _ := newManual(t, 1, scheduler.WithHooks(scheduler.Hooks{Terminated: func() { terminated.Add(1) }}))
 	blocked := make(chan struct{})
 	f, err := s.Submit(func(ctx context.Context) error {
 		close(blocked)
@@ -854,7 +640,7 @@ func TestLifeTaskThatBlocksUntilInterrupted(t *testing.T) {
 		return ctx.Err()
 	})
 	require.NoError(t, err)
-	lifeRecv(t, blocked, "the task to block")
+	recv(t, blocked, "the task to block")
 
 	s.Shutdown()
 	// The orderly shutdown waits for it forever: AwaitTermination gives up
@@ -863,29 +649,29 @@ func TestLifeTaskThatBlocksUntilInterrupted(t *testing.T) {
 	res := make(chan error, 1)
 	go func() { res <- s.AwaitTermination(ctx) }()
 	cancel()
-	require.Equal(t, context.Canceled, lifeRecv(t, res, "AwaitTermination to give up"))
-	lifeRequireState(t, s, true, true, false)
+	require.Equal(t, context.Canceled, recv(t, res, "AwaitTermination to give up"))
+	requireRunState(t, s, true, true, false)
 
 	require.Empty(t, s.ShutdownNow())
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
-	require.ErrorIs(t, f.Wait(lifeCtx(t)), context.Canceled)
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
+	require.ErrorIs(t, f.Wait(testCtx(t)), context.Canceled)
 	require.Equal(t, int32(1), terminated.Load())
 }
 
 func TestLifeTaskIgnoringInterruptDelaysTermination(t *testing.T) {
-	s, _ := lifeNewManual(t, 1)
-	gate := lifeNewGate(t)
+	s, _ := newManual(t, 1)
+	gate := newTaskGate(t)
 	f, err := s.Submit(gate.Stubborn)
 	require.NoError(t, err)
 	gate.WaitStarted(t)
 
 	s.ShutdownNow()
-	require.Equal(t, context.Canceled, s.AwaitTermination(lifeDone()))
+	require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))
 	require.False(t, s.IsTerminated(), "JDK H-5: the pool waits for a task that ignores the interrupt")
 
 	gate.Open()
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
-	require.NoError(t, f.Wait(lifeCtx(t)))
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
+	require.NoError(t, f.Wait(testCtx(t)))
 }
 
 func TestLifeTerminationWhenTheQueueEmpties(t *testing.T) {
@@ -916,11 +702,11 @@ func TestLifeTerminationWhenTheQueueEmpties(t *testing.T) {
 			// In a bubble, synctest.Wait settles the workers after each step,
 			// and the scheduler's time does not move unless the test sleeps.
 			synctest.Test(t, func(t *testing.T) {
-				s, err := scheduler.New(2, append([]scheduler.Option{scheduler.WithLogger(lifeQuiet)}, tc.opts...)...)
+				s, err := scheduler.New(2, append([]scheduler.Option{scheduler.WithLogger(slog.New(slog.DiscardHandler))}, tc.opts...)...)
 				require.NoError(t, err)
 				start := time.Now()
 				var runs atomic.Int32
-				f, err := s.Schedule(lifeCount(&runs), time.Hour)
+				f, err := s.Schedule(countRuns(&runs), time.Hour)
 				require.NoError(t, err)
 				s.Shutdown()
 				synctest.Wait()
@@ -953,34 +739,34 @@ func TestLifeAbortPolicy(t *testing.T) {
 	for _, r := range reasons {
 		t.Run(r.name, func(t *testing.T) {
 			// AbortPolicy behind a recorder, to see the future it drops.
-			rec := &lifePolicy{then: scheduler.AbortPolicy.Rejected}
-			s, clk := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(rec))
-			_, err := s.Schedule(lifeNoop, time.Hour)
+			rec := &recordingPolicy{then: scheduler.AbortPolicy.Rejected}
+			s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(rec))
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			r.enter(s)
 
 			var runs atomic.Int32
-			f, err := s.Schedule(lifeCount(&runs), time.Minute)
+			f, err := s.Schedule(countRuns(&runs), time.Minute)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			require.Nil(t, f)
-			require.Len(t, rec.seen(), 1)
-			lifeRequireCanceled(t, rec.seen()[0])
+			require.Len(t, rec.got.get(), 1)
+			requireCanceled(t, rec.got.get()[0])
 			st := s.Stats()
 			require.Equal(t, uint64(1), st.Rejected)
 			require.Equal(t, 1, st.Queued)
 
-			lifeSettle(t, s, clk, 2*time.Hour)
+			advance(t, clk, s, 2*time.Hour)
 			require.Zero(t, runs.Load())
 		})
 	}
 	t.Run("the default policy is Abort", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1))
-		_, err := s.Schedule(lifeNoop, time.Hour)
+		s, _ := newManual(t, 1, scheduler.WithMaxQueueSize(1))
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
-		_, err = s.Schedule(lifeNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 		s.SetRejectionPolicy(nil) // nil means Abort
-		_, err = s.Schedule(lifeNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 		require.Equal(t, uint64(2), s.Stats().Rejected)
 	})
@@ -989,28 +775,28 @@ func TestLifeAbortPolicy(t *testing.T) {
 func TestLifeCallerRunsPolicy(t *testing.T) {
 	newFull := func(t *testing.T, opts ...scheduler.Option) (*scheduler.Scheduler, *schedulertest.ManualClock, scheduler.ScheduledFuture) {
 		opts = append([]scheduler.Option{scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.CallerRunsPolicy)}, opts...)
-		s, clk := lifeNewManual(t, 1, opts...)
-		filler, err := s.Schedule(lifeNoop, time.Hour, scheduler.WithName("filler"))
+		s, clk := newManual(t, 1, opts...)
+		filler, err := s.Schedule(nop, time.Hour, scheduler.WithName("filler"))
 		require.NoError(t, err)
 		return s, clk, filler
 	}
 	t.Run("a one-shot task runs in the caller's goroutine, hooks included", func(t *testing.T) {
 		var beforeOn atomic.Uint64
 		s, _, _ := newFull(t, scheduler.WithHooks(scheduler.Hooks{
-			BeforeExecute: func(scheduler.ScheduledFuture) { beforeOn.Store(lifeGoroutineID()) },
+			BeforeExecute: func(scheduler.ScheduledFuture) { beforeOn.Store(goroutineID()) },
 		}))
-		me := lifeGoroutineID()
+		me := goroutineID()
 		// ranOn is written by the task and read below without synchronization:
 		// right only if the task ran in this goroutine (the race detector
 		// would report any other goroutine).
 		var ranOn uint64
-		f, err := s.Schedule(func(context.Context) error { ranOn = lifeGoroutineID(); return nil }, time.Hour)
+		f, err := s.Schedule(func(context.Context) error { ranOn = goroutineID(); return nil }, time.Hour)
 		require.NoError(t, err)
 		require.Equal(t, me, ranOn, "ran before Schedule returned, in the caller")
 		require.Equal(t, me, beforeOn.Load())
 		require.True(t, f.IsDone())
 		require.False(t, f.IsCanceled())
-		require.NoError(t, f.Wait(lifeDone()))
+		require.NoError(t, f.Wait(doneCtx()))
 		st := s.Stats()
 		require.Equal(t, uint64(1), st.Rejected)
 		require.Equal(t, uint64(1), st.Completed)
@@ -1020,40 +806,40 @@ func TestLifeCallerRunsPolicy(t *testing.T) {
 		s, _, _ := newFull(t)
 		f, err := scheduler.ScheduleCallable(s, func(context.Context) (int, error) { return 7, nil }, time.Hour)
 		require.NoError(t, err)
-		v, err := f.Get(lifeDone())
+		v, err := f.Get(doneCtx())
 		require.NoError(t, err)
 		require.Equal(t, 7, v)
 	})
 	t.Run("a periodic task runs once in the caller, then is queued", func(t *testing.T) {
 		s, clk, filler := newFull(t)
-		me := lifeGoroutineID()
+		me := goroutineID()
 		ranOn := make(chan uint64, 4)
 		p, err := s.ScheduleAtFixedRate(func(context.Context) error {
-			ranOn <- lifeGoroutineID()
+			ranOn <- goroutineID()
 			return nil
 		}, 0, 10*time.Minute, scheduler.WithName("p"))
 		require.NoError(t, err)
-		require.Equal(t, me, lifeRecv(t, ranOn, "the first run"))
+		require.Equal(t, me, recv(t, ranOn, "the first run"))
 		require.False(t, p.IsDone())
-		lifeRequireFutures(t, s.Queue(), p, filler) // beyond the max: a re-queue is never rejected
+		requireFutures(t, []scheduler.ScheduledFuture{p, filler}, s.Queue()) // beyond the max: a re-queue is never rejected
 
-		lifeSettle(t, s, clk, 10*time.Minute)
-		require.NotEqual(t, me, lifeRecv(t, ranOn, "the second run"), "later runs are on a worker")
+		advance(t, clk, s, 10*time.Minute)
+		require.NotEqual(t, me, recv(t, ranOn, "the second run"), "later runs are on a worker")
 	})
 	t.Run("after Shutdown it discards", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1, scheduler.WithRejectionPolicy(scheduler.CallerRunsPolicy))
-		keeper, err := s.Schedule(lifeNoop, time.Hour, scheduler.WithName("keeper"))
+		s, clk := newManual(t, 1, scheduler.WithRejectionPolicy(scheduler.CallerRunsPolicy))
+		keeper, err := s.Schedule(nop, time.Hour, scheduler.WithName("keeper"))
 		require.NoError(t, err)
 		s.Shutdown()
 
 		var runs atomic.Int32
-		f, err := s.Schedule(lifeCount(&runs), 0)
+		f, err := s.Schedule(countRuns(&runs), 0)
 		require.NoError(t, err)
-		lifeRequireCanceled(t, f)
+		requireCanceled(t, f)
 		require.Zero(t, runs.Load())
-		lifeRequireFutures(t, s.Queue(), keeper)
+		requireFutures(t, []scheduler.ScheduledFuture{keeper}, s.Queue())
 		require.Equal(t, uint64(1), s.Stats().Rejected)
-		lifeSettle(t, s, clk, time.Hour)
+		advance(t, clk, s, time.Hour)
 		require.Zero(t, runs.Load())
 	})
 }
@@ -1068,20 +854,20 @@ func TestLifeDiscardPolicy(t *testing.T) {
 	}
 	for _, r := range reasons {
 		t.Run(r.name, func(t *testing.T) {
-			s, clk := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.DiscardPolicy))
+			s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.DiscardPolicy))
 			var keeperRuns, runs atomic.Int32
-			_, err := s.Schedule(lifeCount(&keeperRuns), time.Hour)
+			_, err := s.Schedule(countRuns(&keeperRuns), time.Hour)
 			require.NoError(t, err)
 			r.enter(s)
 
-			f, err := s.Schedule(lifeCount(&runs), time.Minute)
+			f, err := s.Schedule(countRuns(&runs), time.Minute)
 			require.NoError(t, err, "Discard drops silently")
-			lifeRequireCanceled(t, f)
+			requireCanceled(t, f)
 			st := s.Stats()
 			require.Equal(t, uint64(1), st.Rejected)
 			require.Equal(t, uint64(1), st.Canceled)
 
-			lifeSettle(t, s, clk, 2*time.Hour)
+			advance(t, clk, s, 2*time.Hour)
 			require.Zero(t, runs.Load())
 			require.Equal(t, int32(1), keeperRuns.Load())
 		})
@@ -1090,181 +876,150 @@ func TestLifeDiscardPolicy(t *testing.T) {
 
 func TestLifeDiscardOldestPolicy(t *testing.T) {
 	t.Run("queue full: the earliest-due task is canceled, the new one queued", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(2), scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy))
+		s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(2), scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy))
 		var runs [3]atomic.Int32
-		later, err := s.Schedule(lifeCount(&runs[0]), 2*time.Hour, scheduler.WithName("2h"))
+		later, err := s.Schedule(countRuns(&runs[0]), 2*time.Hour, scheduler.WithName("2h"))
 		require.NoError(t, err)
-		earliest, err := s.Schedule(lifeCount(&runs[1]), time.Hour, scheduler.WithName("1h, submitted second"))
+		earliest, err := s.Schedule(countRuns(&runs[1]), time.Hour, scheduler.WithName("1h, submitted second"))
 		require.NoError(t, err)
 
-		f, err := s.Schedule(lifeCount(&runs[2]), 3*time.Hour, scheduler.WithName("3h"))
+		f, err := s.Schedule(countRuns(&runs[2]), 3*time.Hour, scheduler.WithName("3h"))
 		require.NoError(t, err)
 		require.False(t, f.IsDone())
-		lifeRequireCanceled(t, earliest)
-		lifeRequireFutures(t, s.Queue(), later, f)
+		requireCanceled(t, earliest)
+		requireFutures(t, []scheduler.ScheduledFuture{later, f}, s.Queue())
 		require.Equal(t, uint64(1), s.Stats().Rejected)
 
-		lifeSettle(t, s, clk, 3*time.Hour)
+		advance(t, clk, s, 3*time.Hour)
 		require.Equal(t, [3]int32{1, 0, 1}, [3]int32{runs[0].Load(), runs[1].Load(), runs[2].Load()})
 	})
 	t.Run("after Shutdown it discards and cancels nothing queued", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1, scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy))
+		s, clk := newManual(t, 1, scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy))
 		var keeperRuns, runs atomic.Int32
-		keeper, err := s.Schedule(lifeCount(&keeperRuns), time.Hour, scheduler.WithName("keeper"))
+		keeper, err := s.Schedule(countRuns(&keeperRuns), time.Hour, scheduler.WithName("keeper"))
 		require.NoError(t, err)
 		s.Shutdown()
 
-		f, err := s.Schedule(lifeCount(&runs), time.Minute)
+		f, err := s.Schedule(countRuns(&runs), time.Minute)
 		require.NoError(t, err)
-		lifeRequireCanceled(t, f)
+		requireCanceled(t, f)
 		require.False(t, keeper.IsDone())
-		lifeRequireFutures(t, s.Queue(), keeper)
+		requireFutures(t, []scheduler.ScheduledFuture{keeper}, s.Queue())
 
-		lifeSettle(t, s, clk, time.Hour)
-		require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+		advance(t, clk, s, time.Hour)
+		require.NoError(t, s.AwaitTermination(testCtx(t)))
 		require.Equal(t, int32(1), keeperRuns.Load())
 		require.Zero(t, runs.Load())
 	})
 }
 
-// lifePolicy records the futures it is given, then calls then (if set).
-type lifePolicy struct {
-	mu     sync.Mutex
-	got    []scheduler.ScheduledFuture
-	then   func(s *scheduler.Scheduler, f scheduler.ScheduledFuture) error
-	callOn []uint64 // goroutine of each call
-}
-
-func (p *lifePolicy) Rejected(s *scheduler.Scheduler, f scheduler.ScheduledFuture) error {
-	p.mu.Lock()
-	p.got = append(p.got, f)
-	p.callOn = append(p.callOn, lifeGoroutineID())
-	p.mu.Unlock()
-	if p.then != nil {
-		return p.then(s, f)
-	}
-	return nil
-}
-
-func (p *lifePolicy) calledOn(i int) uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.callOn[i]
-}
-
-func (p *lifePolicy) seen() []scheduler.ScheduledFuture {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]scheduler.ScheduledFuture(nil), p.got...)
-}
-
 func TestLifeCustomRejectionPolicy(t *testing.T) {
 	t.Run("called once per rejection with the future the call returns", func(t *testing.T) {
-		pol := &lifePolicy{} // leaves every future undone
-		s, clk := lifeNewManual(t, 1, scheduler.WithRejectionPolicy(pol))
-		_, err := s.Schedule(lifeNoop, time.Hour)
+		pol := &recordingPolicy{} // leaves every future undone
+		s, clk := newManual(t, 1, scheduler.WithRejectionPolicy(pol))
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		s.Shutdown()
 
 		var runs atomic.Int32
-		for i, e := range lifeEntries[:7] { // the entry points that return the submission's outcome
+		for i, e := range entryPoints[:7] { // the entry points that return the submission's outcome
 			t.Run(e.name, func(t *testing.T) {
-				me := lifeGoroutineID()
-				f, err := e.submit(s, lifeCount(&runs))
+				me := goroutineID()
+				f, err := e.submit(s, countRuns(&runs))
 				require.NoError(t, err)
-				seen := pol.seen()
+				seen := pol.got.get()
 				require.Len(t, seen, i+1, "exactly one call per rejected submission")
 				if f != nil {
 					require.True(t, f == seen[i], "the policy got the future the call returned")
 				}
 				// The policy left it pending; the scheduler cancels it.
-				lifeRequireCanceled(t, seen[i])
-				require.Equal(t, me, pol.calledOn(i), "called in the submitting goroutine")
+				requireCanceled(t, seen[i])
+				require.Equal(t, me, pol.callers.get()[i], "called in the submitting goroutine")
 			})
 		}
 		require.Equal(t, uint64(7), s.Stats().Rejected)
-		lifeSettle(t, s, clk, 2*time.Hour)
+		advance(t, clk, s, 2*time.Hour)
 		require.Zero(t, runs.Load())
 	})
 	t.Run("the policy's error is the call's error", func(t *testing.T) {
 		errFull := errors.New("full, try later")
-		pol := &lifePolicy{then: func(*scheduler.Scheduler, scheduler.ScheduledFuture) error { return errFull }}
-		s, _ := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(pol))
-		_, err := s.Schedule(lifeNoop, time.Hour)
+		pol := &recordingPolicy{then: func(*scheduler.Scheduler, scheduler.ScheduledFuture) error { return errFull }}
+		s, _ := newManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(pol))
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		f, err := scheduler.ScheduleCallable(s, func(context.Context) (int, error) { return 1, nil }, time.Hour)
 		require.ErrorIs(t, err, errFull)
 		require.Nil(t, f)
-		require.Len(t, pol.seen(), 1)
-		lifeRequireCanceled(t, pol.seen()[0])
+		require.Len(t, pol.got.get(), 1)
+		requireCanceled(t, pol.got.get()[0])
 	})
 	t.Run("a panicking policy fails the submission, nothing crashes", func(t *testing.T) {
-		pol := &lifePolicy{then: func(*scheduler.Scheduler, scheduler.ScheduledFuture) error { panic("policy boom") }}
-		s, clk := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(pol))
+		pol := &recordingPolicy{then: func(*scheduler.Scheduler, scheduler.ScheduledFuture) error { panic("policy boom") }}
+		s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(pol))
 		var runs atomic.Int32
-		_, err := s.Schedule(lifeCount(&runs), time.Hour)
+		_, err := s.Schedule(countRuns(&runs), time.Hour)
 		require.NoError(t, err)
 
-		f, err := s.Schedule(lifeCount(&runs), time.Hour)
+		f, err := s.Schedule(countRuns(&runs), time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 		var pe *scheduler.PanicError
 		require.ErrorAs(t, err, &pe)
 		require.Equal(t, "policy boom", pe.Value)
 		require.Nil(t, f)
-		lifeRequireCanceled(t, pol.seen()[0])
+		requireCanceled(t, pol.got.get()[0])
 		require.Equal(t, uint64(1), s.Stats().Rejected)
 
-		lifeSettle(t, s, clk, time.Hour)
+		advance(t, clk, s, time.Hour)
 		require.Equal(t, int32(1), runs.Load(), "the scheduler carries on")
-		g, err := s.Submit(lifeCount(&runs))
+		g, err := s.Submit(countRuns(&runs))
 		require.NoError(t, err)
-		require.NoError(t, g.Wait(lifeCtx(t)))
+		require.NoError(t, g.Wait(testCtx(t)))
 	})
 }
 
 func TestLifeMaxQueueSize(t *testing.T) {
 	t.Run("running tasks do not count", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1))
-		gate := lifeNewGate(t)
+		s, _ := newManual(t, 1, scheduler.WithMaxQueueSize(1))
+		gate := newTaskGate(t)
 		_, err := s.Submit(gate.Task)
 		require.NoError(t, err)
 		gate.WaitStarted(t)
 
-		_, err = s.Schedule(lifeNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.NoError(t, err, "the queue is empty while the only task runs")
-		_, err = s.Schedule(lifeNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 	})
 	t.Run("periodic re-queues are never rejected", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(1))
+		s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(1))
 		var runs atomic.Int32
 		var fromRun error
 		p, err := s.ScheduleAtFixedRate(func(context.Context) error {
 			if runs.Add(1) == 1 {
 				// The periodic task is off the queue while it runs, so this
 				// fills it; the re-queue then goes beyond the max.
-				_, fromRun = s.Schedule(lifeNoop, time.Hour)
+				_, fromRun = s.Schedule(nop, time.Hour)
 			}
 			return nil
 		}, time.Minute, time.Minute)
 		require.NoError(t, err)
 
 		for i := int32(1); i <= 5; i++ {
-			lifeSettle(t, s, clk, time.Minute)
+			advance(t, clk, s, time.Minute)
 			require.Equal(t, i, runs.Load())
 		}
 		require.NoError(t, fromRun)
 		require.False(t, p.IsDone())
 		require.Equal(t, 2, s.Stats().Queued)
-		_, err = s.Schedule(lifeNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 		require.Equal(t, uint64(1), s.Stats().Rejected, "only the new submission was rejected")
 	})
 	for _, n := range []int{0, -1} {
 		t.Run("n="+strconv.Itoa(n)+" is unbounded", func(t *testing.T) {
-			s, _ := lifeNewManual(t, 1, scheduler.WithMaxQueueSize(n))
+			s, _ := newManual(t, 1, scheduler.WithMaxQueueSize(n))
 			for range 200 {
-				_, err := s.Schedule(lifeNoop, time.Hour)
+				_, err := s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
 			}
 			require.Equal(t, 200, s.Stats().Queued)
@@ -1302,7 +1057,7 @@ func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 			mu.Unlock()
 		},
 	}
-	s, clk := lifeNewManual(t, 1, scheduler.WithHooks(hooks))
+	s, clk := newManual(t, 1, scheduler.WithHooks(hooks))
 	errBoom := errors.New("boom")
 	body := func(name string, err error) scheduler.Task {
 		return func(context.Context) error {
@@ -1323,11 +1078,11 @@ func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 	require.NoError(t, err)
 	futures["p"], err = s.ScheduleAtFixedRate(body("p", nil), time.Minute, time.Minute, scheduler.WithName("p"))
 	require.NoError(t, err)
-	futures["callable"], err = lifeFace(scheduler.ScheduleCallable(s, lifeCallable(body("callable", nil)),
+	futures["callable"], err = asScheduledFuture(scheduler.ScheduleCallable(s, asCallable(body("callable", nil)),
 		3*time.Minute+time.Second, scheduler.WithName("callable")))
 	require.NoError(t, err)
 
-	lifeSettle(t, s, clk, 3*time.Minute+time.Second) // one worker: everything in due order
+	advance(t, clk, s, 3*time.Minute+time.Second) // one worker: everything in due order
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -1370,23 +1125,23 @@ func TestLifeBeforeExecutePanic(t *testing.T) {
 				afterMu.Unlock()
 			},
 		}
-		s, _ := lifeNewManual(t, 1, scheduler.WithHooks(hooks))
+		s, _ := newManual(t, 1, scheduler.WithHooks(hooks))
 		var badRan atomic.Bool
 		bad, err := scheduler.SubmitCallable(s, func(context.Context) (int, error) {
 			badRan.Store(true)
 			return 1, nil
 		}, scheduler.WithName("bad"))
 		require.NoError(t, err)
-		_, err = bad.Get(lifeCtx(t))
+		_, err = bad.Get(testCtx(t))
 		var pe *scheduler.PanicError
 		require.ErrorAs(t, err, &pe, "the future completes with the hook's panic")
 		require.Equal(t, "before boom", pe.Value)
 		require.False(t, badRan.Load(), "the task did not run")
 
-		good, err := s.Submit(lifeNoop, scheduler.WithName("good"))
+		good, err := s.Submit(nop, scheduler.WithName("good"))
 		require.NoError(t, err)
-		require.NoError(t, good.Wait(lifeCtx(t)))
-		require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+		require.NoError(t, good.Wait(testCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 
 		afterMu.Lock()
 		require.Equal(t, []string{"good"}, afterCalls, "AfterExecute is not called for the task whose BeforeExecute panicked")
@@ -1404,44 +1159,44 @@ func TestLifeBeforeExecutePanic(t *testing.T) {
 				panic("second before")
 			}
 		}}
-		s, clk := lifeNewManual(t, 1, scheduler.WithHooks(hooks))
+		s, clk := newManual(t, 1, scheduler.WithHooks(hooks))
 		var runs atomic.Int32
-		p, err := s.ScheduleAtFixedRate(lifeCount(&runs), time.Minute, time.Minute)
+		p, err := s.ScheduleAtFixedRate(countRuns(&runs), time.Minute, time.Minute)
 		require.NoError(t, err)
-		lifeSettle(t, s, clk, time.Minute)
-		lifeSettle(t, s, clk, time.Minute)
+		advance(t, clk, s, time.Minute)
+		advance(t, clk, s, time.Minute)
 		var pe *scheduler.PanicError
-		require.ErrorAs(t, p.Wait(lifeCtx(t)), &pe)
+		require.ErrorAs(t, p.Wait(testCtx(t)), &pe)
 		require.False(t, p.IsCanceled())
-		lifeSettle(t, s, clk, 5*time.Minute)
+		advance(t, clk, s, 5*time.Minute)
 		require.Equal(t, int32(1), runs.Load())
 		require.Equal(t, int32(2), before.Load())
 	})
 }
 
 func TestLifeAfterExecutePanicKeepsTheOutcome(t *testing.T) {
-	s, clk := lifeNewManual(t, 1, scheduler.WithHooks(scheduler.Hooks{
+	s, clk := newManual(t, 1, scheduler.WithHooks(scheduler.Hooks{
 		AfterExecute: func(scheduler.ScheduledFuture, error) { panic("after boom") },
 	}))
 	v, err := scheduler.SubmitCallable(s, func(context.Context) (int, error) { return 7, nil })
 	require.NoError(t, err)
-	got, err := v.Get(lifeCtx(t))
+	got, err := v.Get(testCtx(t))
 	require.NoError(t, err)
 	require.Equal(t, 7, got)
 
 	errX := errors.New("x")
 	f, err := s.Submit(func(context.Context) error { return errX })
 	require.NoError(t, err)
-	err = f.Wait(lifeCtx(t))
+	err = f.Wait(testCtx(t))
 	require.ErrorIs(t, err, errX)
 	var pe *scheduler.PanicError
 	require.False(t, errors.As(err, &pe), "the hook's panic does not replace the run's error")
 
 	var runs atomic.Int32
-	p, err := s.ScheduleAtFixedRate(lifeCount(&runs), time.Minute, time.Minute)
+	p, err := s.ScheduleAtFixedRate(countRuns(&runs), time.Minute, time.Minute)
 	require.NoError(t, err)
 	for range 3 {
-		lifeSettle(t, s, clk, time.Minute)
+		advance(t, clk, s, time.Minute)
 	}
 	require.Equal(t, int32(3), runs.Load(), "the periodic task keeps its schedule")
 	require.False(t, p.IsDone())
@@ -1453,17 +1208,17 @@ func TestLifeAfterExecutePanicKeepsTheOutcome(t *testing.T) {
 
 func TestLifeNoHooksForDiscardedCanceledTask(t *testing.T) {
 	var calls atomic.Int32
-	s, clk := lifeNewManual(t, 1, scheduler.WithHooks(scheduler.Hooks{
+	s, clk := newManual(t, 1, scheduler.WithHooks(scheduler.Hooks{
 		BeforeExecute: func(scheduler.ScheduledFuture) { calls.Add(1) },
 		AfterExecute:  func(scheduler.ScheduledFuture, error) { calls.Add(1) },
 	}))
 	var runs atomic.Int32
-	f, err := s.Schedule(lifeCount(&runs), time.Hour)
+	f, err := s.Schedule(countRuns(&runs), time.Hour)
 	require.NoError(t, err)
 	require.True(t, f.Cancel(false))
 	require.Equal(t, 1, s.Stats().Queued)
 
-	lifeSettle(t, s, clk, time.Hour) // a worker takes it off the queue and discards it
+	advance(t, clk, s, time.Hour) // a worker takes it off the queue and discards it
 	require.Zero(t, s.Stats().Queued)
 	require.Zero(t, calls.Load())
 	require.Zero(t, runs.Load())
@@ -1481,9 +1236,9 @@ func TestLifeDecorator(t *testing.T) {
 				return task(ctx)
 			}
 		}
-		s, _ := lifeNewManual(t, 2, scheduler.WithDecorator(deco))
-		for i, e := range lifeEntries {
-			_, err := e.submit(s, lifeNoop)
+		s, _ := newManual(t, 2, scheduler.WithDecorator(deco))
+		for i, e := range entryPoints {
+			_, err := e.submit(s, nop)
 			require.NoError(t, err, e.name)
 			require.Equal(t, int32(i+1), calls.Load(), "%s: one decorator call", e.name)
 		}
@@ -1492,15 +1247,15 @@ func TestLifeDecorator(t *testing.T) {
 	})
 	t.Run("a periodic task is wrapped once, every run goes through the wrapper", func(t *testing.T) {
 		var calls, wrapped atomic.Int32
-		s, clk := lifeNewManual(t, 1, scheduler.WithDecorator(func(task scheduler.Task) scheduler.Task {
+		s, clk := newManual(t, 1, scheduler.WithDecorator(func(task scheduler.Task) scheduler.Task {
 			calls.Add(1)
 			return func(ctx context.Context) error { wrapped.Add(1); return task(ctx) }
 		}))
 		var runs atomic.Int32
-		_, err := s.ScheduleWithFixedDelay(lifeCount(&runs), time.Minute, time.Minute)
+		_, err := s.ScheduleWithFixedDelay(countRuns(&runs), time.Minute, time.Minute)
 		require.NoError(t, err)
 		for range 3 {
-			lifeSettle(t, s, clk, time.Minute)
+			advance(t, clk, s, time.Minute)
 		}
 		require.Equal(t, int32(1), calls.Load())
 		require.Equal(t, int32(3), wrapped.Load())
@@ -1508,20 +1263,20 @@ func TestLifeDecorator(t *testing.T) {
 	})
 	t.Run("a callable's result passes through the wrapper", func(t *testing.T) {
 		var wrapped atomic.Int32
-		s, _ := lifeNewManual(t, 1, scheduler.WithDecorator(func(task scheduler.Task) scheduler.Task {
+		s, _ := newManual(t, 1, scheduler.WithDecorator(func(task scheduler.Task) scheduler.Task {
 			return func(ctx context.Context) error { wrapped.Add(1); return task(ctx) }
 		}))
 		f, err := scheduler.SubmitCallable(s, func(context.Context) (string, error) { return "v", nil })
 		require.NoError(t, err)
-		v, err := f.Get(lifeCtx(t))
+		v, err := f.Get(testCtx(t))
 		require.NoError(t, err)
 		require.Equal(t, "v", v)
 		require.Equal(t, int32(1), wrapped.Load())
 	})
-	for _, e := range lifeEntries {
+	for _, e := range entryPoints {
 		t.Run("a panicking decorator fails "+e.name+" and queues nothing", func(t *testing.T) {
-			s, _ := lifeNewManual(t, 1, scheduler.WithDecorator(func(scheduler.Task) scheduler.Task { panic("deco boom") }))
-			f, err := e.submit(s, lifeNoop)
+			s, _ := newManual(t, 1, scheduler.WithDecorator(func(scheduler.Task) scheduler.Task { panic("deco boom") }))
+			f, err := e.submit(s, nop)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			var pe *scheduler.PanicError
 			require.ErrorAs(t, err, &pe)
@@ -1534,9 +1289,9 @@ func TestLifeDecorator(t *testing.T) {
 		})
 	}
 	t.Run("a decorator returning nil is an invalid argument", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1, scheduler.WithDecorator(func(scheduler.Task) scheduler.Task { return nil }))
-		for _, e := range lifeEntries {
-			_, err := e.submit(s, lifeNoop)
+		s, _ := newManual(t, 1, scheduler.WithDecorator(func(scheduler.Task) scheduler.Task { return nil }))
+		for _, e := range entryPoints {
+			_, err := e.submit(s, nop)
 			require.ErrorIs(t, err, scheduler.ErrInvalidArgument, e.name)
 		}
 		st := s.Stats()
@@ -1549,7 +1304,7 @@ func TestLifeDecorator(t *testing.T) {
 // R-17 Stats and pool sizing (JDK L-1 to L-5, A-8, A-9, J-1, J-2)
 
 func TestLifeStatsRunCounters(t *testing.T) {
-	s, clk := lifeNewManual(t, 1)
+	s, clk := newManual(t, 1)
 	errBoom := errors.New("boom")
 	var n atomic.Int32
 	p, err := s.ScheduleAtFixedRate(func(context.Context) error {
@@ -1563,7 +1318,7 @@ func TestLifeStatsRunCounters(t *testing.T) {
 	}, time.Minute, time.Minute, scheduler.ContinueOnError())
 	require.NoError(t, err)
 	oneShots := []scheduler.Task{
-		lifeNoop,
+		nop,
 		func(context.Context) error { return errBoom },
 		func(context.Context) error { panic("boom") },
 	}
@@ -1571,9 +1326,9 @@ func TestLifeStatsRunCounters(t *testing.T) {
 		_, err := s.Submit(task)
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+	require.NoError(t, s.AwaitIdle(testCtx(t)))
 	for range 4 {
-		lifeSettle(t, s, clk, time.Minute)
+		advance(t, clk, s, time.Minute)
 	}
 	require.Equal(t, int32(4), n.Load())
 	require.False(t, p.IsDone())
@@ -1595,78 +1350,78 @@ func TestLifeStatsCanceledCountsEveryPath(t *testing.T) {
 		want uint64
 	}{
 		{"Cancel of a queued task counts once", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			f, err := s.Schedule(lifeNoop, time.Hour)
+			f, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			require.True(t, f.Cancel(false))
 			require.False(t, f.Cancel(true))
 		}, 1},
 		{"Cancel after completion does not count", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			f, err := s.Submit(lifeNoop)
+			f, err := s.Submit(nop)
 			require.NoError(t, err)
-			require.NoError(t, f.Wait(lifeCtx(t)))
+			require.NoError(t, f.Wait(testCtx(t)))
 			require.False(t, f.Cancel(true))
 		}, 0},
 		{"Cancel of a running task", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			gate := lifeNewGate(t)
+			gate := newTaskGate(t)
 			f, err := s.Submit(gate.Task)
 			require.NoError(t, err)
 			gate.WaitStarted(t)
 			require.True(t, f.Cancel(true))
-			require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+			require.NoError(t, s.AwaitIdle(testCtx(t)))
 		}, 1},
 		{"Shutdown's policies", []scheduler.Option{scheduler.WithExecuteExistingDelayedTasksAfterShutdown(false)},
 			func(t *testing.T, s *scheduler.Scheduler) {
-				_, err := s.Schedule(lifeNoop, time.Hour)
+				_, err := s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
-				_, err = s.ScheduleAtFixedRate(lifeNoop, time.Hour, time.Hour)
+				_, err = s.ScheduleAtFixedRate(nop, time.Hour, time.Hour)
 				require.NoError(t, err)
 				s.Shutdown()
-				require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+				require.NoError(t, s.AwaitTermination(testCtx(t)))
 			}, 2},
 		{"a periodic run ending after Shutdown", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			gate := lifeNewGate(t)
+			gate := newTaskGate(t)
 			f, err := s.ScheduleAtFixedRate(gate.Task, 0, time.Minute)
 			require.NoError(t, err)
 			gate.WaitStarted(t)
 			s.Shutdown()
 			gate.Open()
-			require.ErrorIs(t, f.Wait(lifeCtx(t)), scheduler.ErrCanceled)
+			require.ErrorIs(t, f.Wait(testCtx(t)), scheduler.ErrCanceled)
 		}, 1},
 		{"a periodic run ending after ShutdownNow", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			gate := lifeNewGate(t)
+			gate := newTaskGate(t)
 			f, err := s.ScheduleWithFixedDelay(gate.Task, 0, time.Minute)
 			require.NoError(t, err)
 			gate.WaitStarted(t)
 			s.ShutdownNow()
-			require.ErrorIs(t, f.Wait(lifeCtx(t)), scheduler.ErrCanceled)
+			require.ErrorIs(t, f.Wait(testCtx(t)), scheduler.ErrCanceled)
 		}, 1},
 		{"AbortPolicy's dropped future", []scheduler.Option{scheduler.WithMaxQueueSize(1)}, func(t *testing.T, s *scheduler.Scheduler) {
-			_, err := s.Schedule(lifeNoop, time.Hour)
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
-			_, err = s.Schedule(lifeNoop, time.Hour)
+			_, err = s.Schedule(nop, time.Hour)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 		}, 1},
 		{"DiscardPolicy", []scheduler.Option{scheduler.WithRejectionPolicy(scheduler.DiscardPolicy)}, func(t *testing.T, s *scheduler.Scheduler) {
 			s.Shutdown()
-			_, err := s.Schedule(lifeNoop, time.Hour)
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 		}, 1},
 		{"DiscardOldestPolicy's victim", []scheduler.Option{scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy)},
 			func(t *testing.T, s *scheduler.Scheduler) {
-				_, err := s.Schedule(lifeNoop, time.Hour)
+				_, err := s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
-				_, err = s.Schedule(lifeNoop, 2*time.Hour)
+				_, err = s.Schedule(nop, 2*time.Hour)
 				require.NoError(t, err)
 			}, 1},
 		{"ShutdownNow cancels none of the queued tasks it returns", nil, func(t *testing.T, s *scheduler.Scheduler) {
-			_, err := s.Schedule(lifeNoop, time.Hour)
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			require.Len(t, s.ShutdownNow(), 1)
 		}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, _ := lifeNewManual(t, 1, tc.opts...)
+			s, _ := newManual(t, 1, tc.opts...)
 			tc.act(t, s)
 			require.Equal(t, tc.want, s.Stats().Canceled)
 		})
@@ -1674,10 +1429,10 @@ func TestLifeStatsCanceledCountsEveryPath(t *testing.T) {
 }
 
 func TestLifeStatsQueuedIncludesCanceledTasks(t *testing.T) {
-	s, _ := lifeNewManual(t, 1)
-	f, err := s.Schedule(lifeNoop, time.Hour)
+	s, _ := newManual(t, 1)
+	f, err := s.Schedule(nop, time.Hour)
 	require.NoError(t, err)
-	_, err = s.Schedule(lifeNoop, 2*time.Hour)
+	_, err = s.Schedule(nop, 2*time.Hour)
 	require.NoError(t, err)
 	require.True(t, f.Cancel(false))
 	st := s.Stats()
@@ -1690,20 +1445,20 @@ func TestLifeStatsQueuedIncludesCanceledTasks(t *testing.T) {
 }
 
 func TestLifeStatsTaskCount(t *testing.T) {
-	s, clk := lifeNewManual(t, 2)
+	s, clk := newManual(t, 2)
 	for range 2 {
-		_, err := s.Submit(lifeNoop)
+		_, err := s.Submit(nop)
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.AwaitIdle(lifeCtx(t)))
-	gate := lifeNewGate(t)
+	require.NoError(t, s.AwaitIdle(testCtx(t)))
+	gate := newTaskGate(t)
 	for range 2 {
 		_, err := s.Submit(gate.Task)
 		require.NoError(t, err)
 		gate.WaitStarted(t)
 	}
 	for range 3 {
-		_, err := s.Schedule(lifeNoop, time.Hour)
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 	}
 
@@ -1713,15 +1468,15 @@ func TestLifeStatsTaskCount(t *testing.T) {
 	require.Equal(t, st.Completed+uint64(st.Active)+uint64(st.Queued), st.TaskCount)
 
 	gate.Open()
-	lifeSettle(t, s, clk, time.Hour)
+	advance(t, clk, s, time.Hour)
 	st = s.Stats()
 	require.Equal(t, [3]int{7, 0, 0}, [3]int{int(st.Completed), st.Active, st.Queued}, "Completed, Active, Queued at quiescence")
 	require.Equal(t, uint64(7), st.TaskCount)
 }
 
 func TestLifeStatsLargestPoolSize(t *testing.T) {
-	s, _ := lifeNewManual(t, 3)
-	gate := lifeNewGate(t)
+	s, _ := newManual(t, 3)
+	gate := newTaskGate(t)
 	for i := 1; i <= 3; i++ {
 		_, err := s.Submit(gate.Task)
 		require.NoError(t, err)
@@ -1734,14 +1489,14 @@ func TestLifeStatsLargestPoolSize(t *testing.T) {
 	gate.Open()
 	// Each busy worker re-checks the pool size as its run ends, in the same
 	// step that stops counting it as active, so once idle only one is left.
-	require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+	require.NoError(t, s.AwaitIdle(testCtx(t)))
 	st := s.Stats()
 	require.Equal(t, 1, st.PoolSize)
 	require.Equal(t, 1, st.CorePoolSize)
 	require.Equal(t, 3, st.LargestPoolSize, "a high-water mark")
 
 	s.Shutdown()
-	require.NoError(t, s.AwaitTermination(lifeCtx(t)))
+	require.NoError(t, s.AwaitTermination(testCtx(t)))
 	st = s.Stats()
 	require.Zero(t, st.PoolSize)
 	require.Equal(t, 3, st.LargestPoolSize, "survives termination")
@@ -1750,20 +1505,20 @@ func TestLifeStatsLargestPoolSize(t *testing.T) {
 func TestLifeSetCorePoolSize(t *testing.T) {
 	for _, n := range []int{0, -1} {
 		t.Run("n="+strconv.Itoa(n)+" is an invalid argument", func(t *testing.T) {
-			s, _ := lifeNewManual(t, 2)
+			s, _ := newManual(t, 2)
 			require.ErrorIs(t, s.SetCorePoolSize(n), scheduler.ErrInvalidArgument)
 			require.Equal(t, 2, s.Stats().CorePoolSize)
 		})
 	}
 	t.Run("growing starts a worker per queued task, up to the new size", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1)
-		gate := lifeNewGate(t)
+		s, _ := newManual(t, 1)
+		gate := newTaskGate(t)
 		_, err := s.Submit(gate.Task)
 		require.NoError(t, err)
 		gate.WaitStarted(t)
 		var queued []scheduler.ScheduledFuture
 		for range 2 {
-			f, err := s.Submit(lifeNoop)
+			f, err := s.Submit(nop)
 			require.NoError(t, err)
 			queued = append(queued, f)
 		}
@@ -1774,39 +1529,39 @@ func TestLifeSetCorePoolSize(t *testing.T) {
 		require.Equal(t, 5, st.CorePoolSize)
 		require.Equal(t, 3, st.PoolSize, "JDK A-8: min(delta, queued) new workers")
 		for _, f := range queued {
-			require.NoError(t, f.Wait(lifeCtx(t)), "run by the new workers while the first is still busy")
+			require.NoError(t, f.Wait(testCtx(t)), "run by the new workers while the first is still busy")
 		}
 	})
 	t.Run("growing with nothing queued starts no worker", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 1)
+		s, _ := newManual(t, 1)
 		require.Equal(t, 1, s.PrestartAllCoreWorkers())
 		require.NoError(t, s.SetCorePoolSize(4))
 		require.Equal(t, 1, s.Stats().PoolSize)
 		require.Equal(t, 3, s.PrestartAllCoreWorkers())
 	})
 	t.Run("shrinking: AwaitIdle returns once the extra workers exited", func(t *testing.T) {
-		s, clk := lifeNewManual(t, 4)
+		s, clk := newManual(t, 4)
 		var runs atomic.Int32
-		_, err := s.ScheduleAtFixedRate(lifeCount(&runs), time.Minute, time.Minute)
+		_, err := s.ScheduleAtFixedRate(countRuns(&runs), time.Minute, time.Minute)
 		require.NoError(t, err)
 		require.Equal(t, 3, s.PrestartAllCoreWorkers())
-		require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, 4, s.Stats().PoolSize)
 
 		require.NoError(t, s.SetCorePoolSize(1))
-		require.NoError(t, s.AwaitIdle(lifeCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, 1, s.Stats().PoolSize, "the woken extra workers are gone")
-		lifeSettle(t, s, clk, 3*time.Minute)
+		advance(t, clk, s, 3*time.Minute)
 		require.Equal(t, int32(3), runs.Load(), "the remaining worker runs the task")
 	})
 	t.Run("shrinking lets idle workers exit", func(t *testing.T) {
 		// The same seen from synctest.Wait, which knows when every
 		// goroutine is blocked.
 		synctest.Test(t, func(t *testing.T) {
-			s, err := scheduler.New(3, scheduler.WithLogger(lifeQuiet))
+			s, err := scheduler.New(3, scheduler.WithLogger(slog.New(slog.DiscardHandler)))
 			require.NoError(t, err)
 			var runs atomic.Int32
-			_, err = s.Schedule(lifeCount(&runs), time.Hour) // a leader waits for it
+			_, err = s.Schedule(countRuns(&runs), time.Hour) // a leader waits for it
 			require.NoError(t, err)
 			require.Equal(t, 2, s.PrestartAllCoreWorkers())
 			synctest.Wait()
@@ -1827,7 +1582,7 @@ func TestLifeSetCorePoolSize(t *testing.T) {
 
 func TestLifePrestartAllCoreWorkers(t *testing.T) {
 	t.Run("starts every worker, then none", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 3)
+		s, _ := newManual(t, 3)
 		require.Zero(t, s.Stats().PoolSize, "workers start lazily")
 		require.Equal(t, 3, s.PrestartAllCoreWorkers())
 		require.Zero(t, s.PrestartAllCoreWorkers())
@@ -1836,14 +1591,14 @@ func TestLifePrestartAllCoreWorkers(t *testing.T) {
 		require.Equal(t, 3, st.LargestPoolSize)
 	})
 	t.Run("counts only the workers it started", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 3)
-		_, err := s.Schedule(lifeNoop, time.Hour)
+		s, _ := newManual(t, 3)
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.Equal(t, 1, s.Stats().PoolSize)
 		require.Equal(t, 2, s.PrestartAllCoreWorkers())
 	})
 	t.Run("starts none after Shutdown", func(t *testing.T) {
-		s, _ := lifeNewManual(t, 3)
+		s, _ := newManual(t, 3)
 		s.Shutdown()
 		require.Zero(t, s.PrestartAllCoreWorkers())
 	})
@@ -1852,8 +1607,8 @@ func TestLifePrestartAllCoreWorkers(t *testing.T) {
 func TestLifeInterruptDoesNotLeakIntoNextTask(t *testing.T) {
 	// JDK J-6: an interrupt delivered to one task does not reach the next
 	// task on the same worker.
-	s, _ := lifeNewManual(t, 1)
-	gate := lifeNewGate(t)
+	s, _ := newManual(t, 1)
+	gate := newTaskGate(t)
 	first, err := s.Submit(gate.Task)
 	require.NoError(t, err)
 	gate.WaitStarted(t)
@@ -1861,7 +1616,7 @@ func TestLifeInterruptDoesNotLeakIntoNextTask(t *testing.T) {
 	require.NoError(t, err)
 
 	require.True(t, first.Cancel(true))
-	ctxErr, err := next.Get(lifeCtx(t))
+	ctxErr, err := next.Get(testCtx(t))
 	require.NoError(t, err)
 	require.NoError(t, ctxErr, "the next task's ctx is live")
 	require.Equal(t, 1, s.Stats().LargestPoolSize, "both ran on the one worker")
