@@ -28,6 +28,7 @@ type config struct {
 	continuePeriodic bool
 	executeDelayed   bool
 	maxQueueSize     int
+	preciseTiming    bool // WithPreciseTiming (precise.go)
 }
 
 // defaultConfig returns the JDK's defaults: remove-on-cancel false, continue

@@ -126,6 +126,7 @@ func New(poolSize int, opts ...Option) (*Scheduler, error) {
 	s.continuePeriodic.Store(cfg.continuePeriodic)
 	s.executeDelayed.Store(cfg.executeDelayed)
 	s.q.init(cfg.clock)
+	s.q.precise = cfg.preciseTiming
 	return s, nil
 }
 
