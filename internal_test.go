@@ -204,7 +204,7 @@ func internalLook(s *Scheduler) internalView {
 	defer s.q.mu.Unlock()
 	v := internalView{workers: len(s.workers), parked: s.q.parked, active: s.active, leader: s.q.leader}
 	for w := range s.workers {
-		if w.current != nil {
+		if w.run.t != nil {
 			v.runners = append(v.runners, w)
 		}
 	}
@@ -499,7 +499,7 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 		v := internalLook(s)
 		require.Len(t, v.runners, 1)
 		runner := v.runners[0]
-		require.Same(t, first.(*futureTask), runner.current)
+		require.Same(t, first.(*futureTask), runner.run.t)
 		require.NotNil(t, v.leader, "another worker leads while the first task runs")
 		require.NotSame(t, runner, v.leader)
 		require.Equal(t, 3, v.parked)

@@ -1,7 +1,10 @@
 package scheduler
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"time"
 )
 
 // Options: how a Scheduler and each submission are configured (the Go form
@@ -21,8 +24,9 @@ type TaskOption interface{ applyTask(*taskConfig) }
 type config struct {
 	clock            Clock
 	logger           *slog.Logger
-	hooks            Hooks
-	decorator        func(Task) Task
+	hooks            []Hooks           // in the order given
+	decorators       []func(Task) Task // the first given is the outermost
+	baseContext      context.Context
 	policy           RejectionPolicy
 	removeOnCancel   bool
 	continuePeriodic bool
@@ -101,18 +105,36 @@ func WithClock(clk Clock) Option {
 	})
 }
 
-// WithHooks sets the hooks run around every task run and at termination
-// (JDK beforeExecute, afterExecute, terminated). Nil fields are skipped.
+// WithHooks adds hooks run around every task run and at termination (JDK
+// beforeExecute, afterExecute, terminated). Nil fields are skipped. It may
+// be given more than once: every set runs, in the order given (if a
+// BeforeExecute panics, the later sets' BeforeExecute and every AfterExecute
+// are skipped for that run, and every Observe still sees it).
 func WithHooks(h Hooks) Option {
-	return optionFunc(func(c *config) { c.hooks = h })
+	return optionFunc(func(c *config) { c.hooks = append(c.hooks, h) })
 }
 
-// WithDecorator sets a function that wraps the body of every submission
-// once, callables included (JDK decorateTask). It is called in the
+// WithDecorator adds a function that wraps the body of every submission
+// once, callables included (JDK decorateTask). It may be given more than
+// once: the first given is the outermost, so it sees the run's ctx first;
+// a nil decorator is ignored. It is called in the
 // submitting goroutine. A decorator that panics or returns nil fails the
 // submission with an error; nothing is queued.
 func WithDecorator(d func(Task) Task) Option {
-	return optionFunc(func(c *config) { c.decorator = d })
+	return optionFunc(func(c *config) {
+		if d != nil {
+			c.decorators = append(c.decorators, d)
+		}
+	})
+}
+
+// WithBaseContext sets the context whose values every run's ctx carries:
+// trace and request IDs, loggers. Its cancelation and deadline are not
+// passed on: canceling it cancels no run (a run's ctx is canceled only by
+// Cancel(true) and ShutdownNow). nil means context.Background(). The JDK
+// has no counterpart; it is net/http.Server's BaseContext for tasks.
+func WithBaseContext(ctx context.Context) Option {
+	return optionFunc(func(c *config) { c.baseContext = ctx })
 }
 
 // WithLogger sets where the scheduler reports panics, periodic tasks stopped
@@ -143,12 +165,22 @@ type Hooks struct {
 	// Terminated runs once, when the scheduler terminates, before
 	// AwaitTermination returns (JDK terminated).
 	Terminated func()
+	// Observe runs on the worker after every run, after AfterExecute, with
+	// what happened: the due time, the start and end by the scheduler's
+	// clock, the jitter and the outcome (see [RunInfo]). It also sees a run
+	// whose BeforeExecute panicked (Err is that *PanicError, Ended equals
+	// Started). Metrics and tracing build on it (otelscheduler). The JDK
+	// has no counterpart.
+	Observe func(r RunInfo)
 }
 
 // taskConfig is what TaskOptions set.
 type taskConfig struct {
 	name            string
 	continueOnError bool
+	missed          MissedRunPolicy
+	missedSet       bool // WithMissedRuns was given
+	jitter          time.Duration
 }
 
 type taskOptionFunc func(*taskConfig)
@@ -168,4 +200,53 @@ func WithName(name string) TaskOption {
 // a failed run suppresses all later runs. Ignored for one-shot tasks.
 func ContinueOnError() TaskOption {
 	return taskOptionFunc(func(c *taskConfig) { c.continueOnError = true })
+}
+
+// MissedRunPolicy says what a fixed-rate or trigger task does when runs of
+// it were missed: when the worker takes it, later runs are already due
+// (after a long run, a busy pool, a machine that slept). It is Quartz's
+// misfire instruction; the JDK has only CatchUpMissed.
+type MissedRunPolicy int
+
+const (
+	// CatchUpMissed runs every missed run, back to back, until the task is
+	// on time again (JDK fixed rate; Quartz's misfire "ignore"). The
+	// default of ScheduleAtFixedRate.
+	CatchUpMissed MissedRunPolicy = iota
+	// CoalesceMissed runs once for all the runs that are due, as the
+	// latest of them, then keeps the phase: the next run is the first one
+	// after that (Quartz's "fire once now", Spring's CronTrigger). The
+	// default of ScheduleWithTrigger.
+	CoalesceMissed
+)
+
+// String names the policy.
+func (p MissedRunPolicy) String() string {
+	switch p {
+	case CatchUpMissed:
+		return "CatchUpMissed"
+	case CoalesceMissed:
+		return "CoalesceMissed"
+	}
+	return fmt.Sprintf("MissedRunPolicy(%d)", int(p))
+}
+
+// WithMissedRuns sets the missed-run policy of a fixed-rate or trigger
+// task; it is ignored for one-shot and fixed-delay tasks. A value
+// other than CatchUpMissed and CoalesceMissed fails the submission with an
+// error wrapping ErrInvalidArgument, for every kind of task.
+func WithMissedRuns(p MissedRunPolicy) TaskOption {
+	return taskOptionFunc(func(c *taskConfig) { c.missed, c.missedSet = p, true })
+}
+
+// WithJitter makes each run of the task start at its due time plus a
+// uniformly random offset in [0, max): for spreading the runs of many
+// replicas or tasks that share a schedule. The phase does not drift: run k
+// of a fixed-rate task is still due at initialDelay + k*period before its
+// offset. It applies to every kind of task, and Delay includes it. A
+// max < 0 fails the submission with an error wrapping ErrInvalidArgument; 0
+// means none. Spring and the JDK have no counterpart; gocron has
+// WithJitter-like random intervals that do drift.
+func WithJitter(max time.Duration) TaskOption {
+	return taskOptionFunc(func(c *taskConfig) { c.jitter = max })
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 )
 
@@ -102,7 +103,7 @@ func (s *Scheduler) queuedOrRunning(t *futureTask) bool {
 		return true
 	}
 	for w := range s.workers {
-		if w.current == t {
+		if w.run.t == t {
 			return true
 		}
 	}
@@ -116,13 +117,17 @@ func (s *Scheduler) runInCaller(f ScheduledFuture) {
 	if t == nil {
 		return
 	}
-	s.q.mu.Lock()
+	q := &s.q
+	q.mu.Lock()
 	s.active++
-	s.q.mu.Unlock()
-	ran := s.runTask(t)
-	s.q.mu.Lock()
+	rec := newRunRecordLocked(t, q.now())
+	s.callerRuns = append(s.callerRuns, &rec)
+	q.mu.Unlock()
+	ran := s.runTask(t, &rec)
+	q.mu.Lock()
+	s.callerRuns = slices.DeleteFunc(s.callerRuns, func(r *runRecord) bool { return r == &rec })
 	s.finishRunLocked(ran)
-	s.q.mu.Unlock()
+	q.mu.Unlock()
 }
 
 // replaceOldest cancels the earliest-due queued task and queues f in its

@@ -32,8 +32,9 @@ func (s *Scheduler) canRun(t *futureTask) bool {
 }
 
 // runTask runs one dequeued task (JDK ScheduledFutureTask.run wrapped in
-// runWorker's hooks) and reports whether it counts as a run for Stats.
-func (s *Scheduler) runTask(t *futureTask) (ran bool) {
+// runWorker's hooks) and reports whether it counts as a run for Stats. rec
+// is the run's record, filled in when the task was taken.
+func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	if !s.canRun(t) {
 		t.cancelState() // JDK: a task that may no longer run is canceled
 		return false
@@ -41,26 +42,31 @@ func (s *Scheduler) runTask(t *futureTask) (ran bool) {
 	if t.loadState() != stateNew {
 		return false // canceled while queued: discarded, no hooks
 	}
+	if t.isTrigger() && s.requeueIfEarly(t) {
+		return false
+	}
+	if t.ext != nil && t.ext.coalesce {
+		s.coalesceMissed(t, rec)
+	}
 	f := t.face()
-	if h := s.hooks.BeforeExecute; h != nil {
-		if pe := s.guard("BeforeExecute hook", t, func() { h(f) }); pe != nil {
-			// The JDK loses such a task; here its future fails.
-			if t.complete(pe) {
-				s.failed.Add(1)
-				s.panicked.Add(1)
-			}
-			return true
+	if pe := s.beforeExecute(t, f); pe != nil {
+		// The JDK loses such a task; here its future fails.
+		if t.complete(pe) {
+			s.failed.Add(1)
+			s.panicked.Add(1)
 		}
+		if s.observing {
+			s.observe(rec, rec.started, pe)
+		}
+		return true
 	}
 	// Cancel may have won since the check above (while BeforeExecute ran,
 	// say): then the body does not start (JDK FutureTask.run re-checks
 	// too), it is no run for Stats, and a BeforeExecute that was called
 	// still gets its AfterExecute.
 	if !t.beginRun() {
-		if s.hooks.BeforeExecute != nil {
-			if h := s.hooks.AfterExecute; h != nil {
-				s.guard("AfterExecute hook", t, func() { h(f, ErrCanceled) })
-			}
+		if s.hasBeforeExecute {
+			s.afterExecute(t, f, ErrCanceled)
 		}
 		return false
 	}
@@ -92,10 +98,35 @@ func (s *Scheduler) runTask(t *futureTask) (ran bool) {
 			s.panicked.Add(1)
 		}
 	}
-	if h := s.hooks.AfterExecute; h != nil {
-		s.guard("AfterExecute hook", t, func() { h(f, err) })
+	s.afterExecute(t, f, err)
+	if s.observing {
+		s.observe(rec, s.q.now(), err)
 	}
 	return true
+}
+
+// beforeExecute calls every BeforeExecute hook in order, each guarded, and
+// returns the panic of the first that panicked (the later ones are then
+// not called).
+func (s *Scheduler) beforeExecute(t *futureTask, f ScheduledFuture) *PanicError {
+	for i := range s.hooks {
+		if h := s.hooks[i].BeforeExecute; h != nil {
+			if pe := s.guard("BeforeExecute hook", t, func() { h(f) }); pe != nil {
+				return pe
+			}
+		}
+	}
+	return nil
+}
+
+// afterExecute calls every AfterExecute hook in order, each guarded: a
+// panic in one does not keep the others from running.
+func (s *Scheduler) afterExecute(t *futureTask, f ScheduledFuture, err error) {
+	for i := range s.hooks {
+		if h := s.hooks[i].AfterExecute; h != nil {
+			s.guard("AfterExecute hook", t, func() { h(f, err) })
+		}
+	}
 }
 
 // callBody runs the task's body once, with its pprof labels, and turns a
@@ -138,15 +169,26 @@ func (s *Scheduler) callBody(t *futureTask) (err error, panicked bool) {
 
 // reExecutePeriodic re-queues a periodic task for its next run, or cancels
 // it if it may no longer run (JDK setNextRunTime + reExecutePeriodic). A
-// re-queue is never rejected, not even beyond WithMaxQueueSize.
+// re-queue is never rejected, not even beyond WithMaxQueueSize. With
+// jitter, the next run's nominal due time keeps the phase and only its
+// start moves.
 func (s *Scheduler) reExecutePeriodic(t *futureTask) {
+	if t.isTrigger() {
+		s.reExecuteTrigger(t)
+		return
+	}
 	q := &s.q
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
+		var due int64
 		if t.period > 0 {
-			t.when += t.period // fixed rate: drift-free, catches up
+			due = t.due() + t.period // fixed rate: drift-free, catches up
 		} else {
-			t.when = q.triggerTimeLocked(q.now(), -t.period)
+			due = q.triggerTimeLocked(q.now(), -t.period)
+		}
+		t.when = due
+		if t.ext != nil && t.ext.jitter != 0 {
+			t.when = q.triggerTimeLocked(due, t.withJitter(0))
 		}
 		q.offerLocked(t)
 		s.ensurePrestartLocked()

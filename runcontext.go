@@ -36,7 +36,7 @@ func (c *runCtx) ctx() context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ctx == nil {
-		a.ctx, a.cancel = context.WithCancel(context.Background())
+		a.ctx, a.cancel = context.WithCancel(t.s.baseCtx)
 		// interrupt sets the bit before it looks for a.cancel, so an
 		// interrupt that found no context is seen here.
 		if t.state.Load()&interruptedBit != 0 {
@@ -55,8 +55,14 @@ func (c *runCtx) Done() <-chan struct{} { return c.ctx().Done() }
 // Err implements context.Context.
 func (c *runCtx) Err() error { return c.ctx().Err() }
 
-// Value implements context.Context.
-func (c *runCtx) Value(key any) any { return c.ctx().Value(key) }
+// Value implements context.Context: the task itself for CurrentRun's key,
+// else the values of the base context (WithBaseContext).
+func (c *runCtx) Value(key any) any {
+	if _, ok := key.(currentRunKey); ok {
+		return (*futureTask)(c)
+	}
+	return c.ctx().Value(key)
+}
 
 // String names the context for debugging.
 func (c *runCtx) String() string { return "scheduler.runContext(" + (*futureTask)(c).logName() + ")" }

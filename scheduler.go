@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -66,10 +67,14 @@ func (s runState) String() string {
 // [Scheduler.ShutdownNow]) for its workers to exit.
 type Scheduler struct {
 	// Set by New, then read-only.
-	logger       *slog.Logger
-	hooks        Hooks
-	decorator    func(Task) Task
-	maxQueueSize int
+	logger     *slog.Logger
+	hooks      []Hooks           // every WithHooks set, in order
+	decorators []func(Task) Task // the first is the outermost
+	baseCtx    context.Context   // the values every run's ctx carries; never canceled
+	observing  bool              // some Hooks.Observe is set: runs read the clock at their end
+
+	hasBeforeExecute bool // some Hooks.BeforeExecute is set
+	maxQueueSize     int
 
 	// Policies, read without a lock on the hot paths.
 	policy           atomic.Pointer[RejectionPolicy]
@@ -85,10 +90,11 @@ type Scheduler struct {
 	workers         map[*worker]struct{}
 	corePoolSize    int
 	largestPoolSize int
-	active          int    // tasks taken and not yet finished
-	completed       uint64 // finished runs
-	canceledLocked  uint64 // cancels counted under q.mu; Stats adds s.canceled
-	seq             uint64 // the next task's sequence number
+	active          int          // tasks taken and not yet finished
+	completed       uint64       // finished runs
+	canceledLocked  uint64       // cancels counted under q.mu; Stats adds s.canceled
+	seq             uint64       // the next task's sequence number
+	callerRuns      []*runRecord // runs in progress in callers' goroutines (CallerRunsPolicy)
 
 	stateA atomic.Int32 // a copy of state for lock-free reads; written under q.mu
 
@@ -115,7 +121,8 @@ func New(poolSize int, opts ...Option) (*Scheduler, error) {
 	s := &Scheduler{
 		logger:       cfg.logger,
 		hooks:        cfg.hooks,
-		decorator:    cfg.decorator,
+		decorators:   cfg.decorators,
+		baseCtx:      context.Background(),
 		maxQueueSize: cfg.maxQueueSize,
 		workers:      make(map[*worker]struct{}),
 		corePoolSize: poolSize,
@@ -125,6 +132,13 @@ func New(poolSize int, opts ...Option) (*Scheduler, error) {
 	s.removeOnCancel.Store(cfg.removeOnCancel)
 	s.continuePeriodic.Store(cfg.continuePeriodic)
 	s.executeDelayed.Store(cfg.executeDelayed)
+	if cfg.baseContext != nil {
+		s.baseCtx = context.WithoutCancel(cfg.baseContext)
+	}
+	for _, h := range cfg.hooks {
+		s.observing = s.observing || h.Observe != nil
+		s.hasBeforeExecute = s.hasBeforeExecute || h.BeforeExecute != nil
+	}
 	s.q.init(cfg.clock)
 	s.q.precise = cfg.preciseTiming
 	return s, nil
@@ -135,32 +149,31 @@ func (s *Scheduler) setStateLocked(st runState) {
 	s.stateA.Store(int32(st))
 }
 
-// initTask fills in a new task: sequence number, options, decorated body.
-// face is the *Future of a Callable, nil for a Task.
-func (s *Scheduler) initTask(t *futureTask, fn Task, period int64, opts []TaskOption, face ScheduledFuture) error {
+// initTask fills in a new task: options, decorated body. face is the
+// *Future of a Callable, nil for a Task.
+func (s *Scheduler) initTask(t *futureTask, fn Task, period int64, kind taskKind, opts []TaskOption, face ScheduledFuture) error {
 	t.s = s
 	t.period = period
 	t.heapIndex = -1
-	t.ext = newTaskExt(opts, face)
-	if s.decorator == nil {
-		t.fn = fn
-		return nil
-	}
-	d, err := s.decorate(fn)
+	ext, err := newTaskExt(opts, face, kind)
 	if err != nil {
 		return err
 	}
-	t.fn = d
+	t.ext = ext
+	for i := len(s.decorators) - 1; i >= 0; i-- {
+		if fn, err = s.decorate(s.decorators[i], fn); err != nil {
+			return err
+		}
+	}
+	t.fn = fn
 	return nil
 }
 
-// decorate applies the decorator, turning a panic or a nil result into an
-
-// decorate applies the decorator, turning a panic or a nil result into an
+// decorate applies one decorator, turning a panic or a nil result into an
 // error: the submission then fails and nothing is queued.
-func (s *Scheduler) decorate(fn Task) (Task, error) {
+func (s *Scheduler) decorate(decorator func(Task) Task, fn Task) (Task, error) {
 	var d Task
-	if pe := s.guard("decorator", nil, func() { d = s.decorator(fn) }); pe != nil {
+	if pe := s.guard("decorator", nil, func() { d = decorator(fn) }); pe != nil {
 		s.rejected.Add(1)
 		return nil, fmt.Errorf("%w: the decorator panicked: %w", ErrRejected, pe)
 	}
@@ -181,7 +194,7 @@ func (s *Scheduler) delayedExecute(t *futureTask, delay time.Duration) (Schedule
 	// atomic on the hot path, and their order is the order of queueing.
 	t.seq = s.seq
 	s.seq++
-	t.when = q.triggerTimeLocked(now, int64(delay))
+	t.when = q.triggerTimeLocked(now, t.withJitter(int64(delay)))
 	if s.state == stateRunning && (s.maxQueueSize <= 0 || q.lenLocked() < s.maxQueueSize) {
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
@@ -215,12 +228,12 @@ func (s *Scheduler) Schedule(task Task, delay time.Duration, opts ...TaskOption)
 	if task == nil {
 		return nil, fmt.Errorf("%w: Schedule: nil task", ErrInvalidArgument)
 	}
-	return s.schedule(task, delay, 0, opts)
+	return s.schedule(task, delay, 0, kindOneShot, opts)
 }
 
-func (s *Scheduler) schedule(fn Task, delay time.Duration, period int64, opts []TaskOption) (ScheduledFuture, error) {
+func (s *Scheduler) schedule(fn Task, delay time.Duration, period int64, kind taskKind, opts []TaskOption) (ScheduledFuture, error) {
 	t := &futureTask{}
-	if err := s.initTask(t, fn, period, opts, nil); err != nil {
+	if err := s.initTask(t, fn, period, kind, opts, nil); err != nil {
 		return nil, err
 	}
 	return s.delayedExecute(t, delay)
@@ -243,7 +256,7 @@ func (s *Scheduler) ScheduleAtFixedRate(task Task, initialDelay, period time.Dur
 	if period <= 0 {
 		return nil, fmt.Errorf("%w: ScheduleAtFixedRate: period %v <= 0", ErrInvalidArgument, period)
 	}
-	return s.schedule(task, initialDelay, int64(period), opts)
+	return s.schedule(task, initialDelay, int64(period), kindFixedRate, opts)
 }
 
 // ScheduleWithFixedDelay runs task first after initialDelay, then again
@@ -257,7 +270,7 @@ func (s *Scheduler) ScheduleWithFixedDelay(task Task, initialDelay, delay time.D
 	if delay <= 0 {
 		return nil, fmt.Errorf("%w: ScheduleWithFixedDelay: delay %v <= 0", ErrInvalidArgument, delay)
 	}
-	return s.schedule(task, initialDelay, -int64(delay), opts)
+	return s.schedule(task, initialDelay, -int64(delay), kindFixedDelay, opts)
 }
 
 // Execute runs task as soon as a worker is free (JDK execute): Schedule with

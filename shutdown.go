@@ -66,8 +66,8 @@ func (s *Scheduler) ShutdownNow() []ScheduledFuture {
 		s.setStateLocked(stateStop)
 	}
 	for w := range s.workers {
-		if w.current != nil {
-			w.current.interrupt()
+		if w.run.t != nil {
+			w.run.t.interrupt()
 		}
 	}
 	ts := s.q.drainLocked()
@@ -111,8 +111,10 @@ func (s *Scheduler) tryTerminateLocked() bool {
 
 // finishTermination runs the Terminated hook, then publishes termination.
 func (s *Scheduler) finishTermination() {
-	if h := s.hooks.Terminated; h != nil {
-		s.guard("Terminated hook", nil, h)
+	for i := range s.hooks {
+		if h := s.hooks[i].Terminated; h != nil {
+			s.guard("Terminated hook", nil, h)
+		}
 	}
 	s.q.mu.Lock()
 	s.setStateLocked(stateTerminated)

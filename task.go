@@ -3,6 +3,8 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -116,7 +118,7 @@ type futureTask struct {
 	s      *Scheduler
 	fn     Task   // the decorated body; set once at creation
 	when   int64  // trigger time in clock nanoseconds since s.origin; s.q.mu (written only under it, before each (re-)queue)
-	period int64  // > 0 fixed rate, < 0 fixed delay, 0 one-shot (JDK period)
+	period int64  // > 0 fixed rate, periodTrigger a trigger task, other < 0 fixed delay, 0 one-shot (JDK period)
 	seq    uint64 // tie-break for equal trigger times: per scheduler, set once under s.q.mu when first queued (JDK sequenceNumber)
 
 	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
@@ -126,13 +128,53 @@ type futureTask struct {
 	ext *taskExt                // optional, immutable after creation
 }
 
-// taskExt holds what only some tasks have. It is written before the task is
-// published and only read afterwards.
+// periodTrigger is the period of a trigger task: Trigger.Next, not a
+// period, says when it runs next. No fixed delay is this long.
+const periodTrigger = math.MinInt64
+
+// isTrigger reports whether t was made by ScheduleWithTrigger.
+func (t *futureTask) isTrigger() bool { return t.period == periodTrigger }
+
+// due returns the nominal due time of t's next run, before its jitter
+// when less this run's offset. q.mu.
+func (t *futureTask) due() int64 {
+	if t.ext == nil {
+		return t.when
+	}
+	return t.when - t.ext.offset
+}
+
+// withJitter returns delay (clamped at 0, as the JDK's triggerTime does)
+// plus a fresh random offset in [0, jitter) for the run being queued, and
+// records the offset; it saturates at MaxInt64. q.mu, as it writes the
+// offset. Without WithJitter it returns delay as it is.
+func (t *futureTask) withJitter(delay int64) int64 {
+	if t.ext == nil || t.ext.jitter == 0 {
+		return delay
+	}
+	delay = max(delay, 0)
+	off := rand.Int64N(t.ext.jitter)
+	t.ext.offset = off
+	if d := delay + off; d >= delay {
+		return d
+	}
+	return math.MaxInt64
+}
+
+// taskExt holds what only some tasks have. The fields above the line are
+// written before the task is published and only read afterwards.
 type taskExt struct {
 	name            string
 	continueOnError bool
 	face            ScheduledFuture // the *Future[T] of a Callable; nil for a Task
 	labels          context.Context // pprof labels carrying the name, or nil
+	trigger         Trigger         // the calendar of a ScheduleWithTrigger task, or nil
+	coalesce        bool            // MissedRunPolicy CoalesceMissed (fixed-rate and trigger tasks)
+	jitter          int64           // WithJitter's max, in clock nanoseconds; 0 for none
+
+	// Per run; q.mu. They are written before each (re-)queue.
+	offset  int64     // this run's jitter: when = due + offset
+	dueWall time.Time // a trigger task's due time, exactly as Next returned it
 }
 
 // taskAux holds the done channel and the run context, both made lazily so a
@@ -405,15 +447,17 @@ func (f *Future[T]) schedTask() *futureTask {
 	return &f.futureTask
 }
 
-// newTaskExt builds the optional part of a task, or nil when none is needed.
-func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
-	if len(opts) == 0 {
+// newTaskExt builds the optional part of a task, or nil when none is
+// needed; kind says which kind of task it is for the defaults and checks
+// of the task options. The error wraps ErrInvalidArgument.
+func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskExt, error) {
+	if len(opts) == 0 && kind != kindTrigger {
 		// The common case, kept free of allocation: tc below escapes
 		// through the interface call, so it is on the heap.
 		if face == nil {
-			return nil
+			return nil, nil
 		}
-		return &taskExt{face: face}
+		return &taskExt{face: face}, nil
 	}
 	var tc taskConfig
 	for _, o := range opts {
@@ -421,20 +465,42 @@ func newTaskExt(opts []TaskOption, face ScheduledFuture) *taskExt {
 			o.applyTask(&tc)
 		}
 	}
-	if tc.name == "" && !tc.continueOnError && face == nil {
-		return nil
+	if tc.missed != CatchUpMissed && tc.missed != CoalesceMissed {
+		return nil, fmt.Errorf("%w: WithMissedRuns: unknown policy %v", ErrInvalidArgument, tc.missed)
 	}
-	ext := &taskExt{name: tc.name, continueOnError: tc.continueOnError, face: face}
+	if tc.jitter < 0 {
+		return nil, fmt.Errorf("%w: WithJitter: max %v < 0", ErrInvalidArgument, tc.jitter)
+	}
+	coalesce := false
+	switch kind {
+	case kindFixedRate:
+		coalesce = tc.missedSet && tc.missed == CoalesceMissed
+	case kindTrigger:
+		coalesce = !tc.missedSet || tc.missed == CoalesceMissed
+	}
+	if tc.name == "" && !tc.continueOnError && face == nil && !coalesce && tc.jitter == 0 && kind != kindTrigger {
+		return nil, nil
+	}
+	ext := &taskExt{
+		name:            tc.name,
+		continueOnError: tc.continueOnError,
+		face:            face,
+		coalesce:        coalesce,
+		jitter:          int64(tc.jitter),
+	}
 	if tc.name != "" {
 		ext.labels = pprof.WithLabels(context.Background(), pprof.Labels("scheduler.task", tc.name))
 	}
-	return ext
+	return ext, nil
 }
 
-// RejectionPolicy decides what happens to a submission the scheduler cannot
-// accept: after Shutdown, or beyond WithMaxQueueSize (JDK
-// RejectedExecutionHandler). Rejected is called once per rejected
-// submission, in the submitting goroutine, with the future the call returns.
-// A non-nil error is returned by the scheduling call. Unlike the JDK, a
-// future the policy leaves neither done nor queued is then canceled, so no
-// future is left pending forever.
+// taskKind is what a scheduling call makes: it decides the defaults of the
+// task options.
+type taskKind uint8
+
+const (
+	kindOneShot taskKind = iota
+	kindFixedRate
+	kindFixedDelay
+	kindTrigger
+)

@@ -1,6 +1,9 @@
 package scheduler
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Trigger computes the run times of a calendar task (Spring's
 // org.springframework.scheduling.Trigger; the JDK has none). Next returns the
@@ -20,3 +23,144 @@ type TriggerFunc func(t time.Time) time.Time
 
 // Next implements [Trigger]: it returns f(t).
 func (f TriggerFunc) Next(t time.Time) time.Time { return f(t) }
+
+// ScheduleWithTrigger runs task at the times trigger computes (Spring's
+// TaskScheduler.schedule(Runnable, Trigger); the JDK has no counterpart):
+// first at trigger.Next(now), then each time at the trigger's next time
+// after the previous run's due time. Times are wall-clock instants: each is
+// turned into a delay from the clock's Now when the task is queued, and
+// the task never starts before its time by the wall clock, even if the
+// wall clock was stepped back while it waited (it waits for the rest). A
+// wall clock stepped forward, or a machine that slept, makes a run late;
+// what happens to the runs missed meanwhile is the missed-run policy's
+// choice, CoalesceMissed by default (one run for all of them, then the
+// trigger's next time), or CatchUpMissed with [WithMissedRuns].
+//
+// The task is periodic in every other respect: IsPeriodic is true,
+// runs never overlap, a failed run stops it unless [ContinueOnError], the
+// continue-existing-periodic shutdown policy applies, and Cancel, Remove,
+// Queue, ShutdownNow, hooks and Stats treat it like a fixed-rate task. When
+// Next returns the zero Time the task ends: its future is done, not
+// canceled, and Wait returns nil. A Next that returns a time not after its
+// argument, or panics, fails the task with an error wrapping
+// ErrInvalidArgument or a *PanicError, logged at Error: a broken trigger
+// never spins. If that happens on the first call, ScheduleWithTrigger
+// returns the error and queues nothing; if the first call returns the zero
+// Time, it returns a future that is already done. A nil task or trigger is
+// ErrInvalidArgument.
+func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...TaskOption) (ScheduledFuture, error) {
+	if task == nil {
+		return nil, fmt.Errorf("%w: ScheduleWithTrigger: nil task", ErrInvalidArgument)
+	}
+	if trigger == nil || isNilFunc(trigger) {
+		return nil, fmt.Errorf("%w: ScheduleWithTrigger: nil trigger", ErrInvalidArgument)
+	}
+	t := &futureTask{}
+	if err := s.initTask(t, task, periodTrigger, kindTrigger, opts, nil); err != nil {
+		return nil, err
+	}
+	t.ext.trigger = trigger
+	wallNow := s.q.wallNow()
+	first, err := s.nextTrigger(t, wallNow)
+	if err != nil {
+		s.logger.Error("scheduler: trigger failed; task not scheduled", "task", t.logName(), "error", err)
+		return nil, fmt.Errorf("ScheduleWithTrigger: %w", err)
+	}
+	if first.IsZero() {
+		t.complete(nil) // no run at all
+		return t.face(), nil
+	}
+	t.ext.dueWall = first
+	return s.delayedExecute(t, first.Sub(wallNow))
+}
+
+// isNilFunc reports whether trigger is a nil TriggerFunc.
+func isNilFunc(trigger Trigger) bool {
+	f, ok := trigger.(TriggerFunc)
+	return ok && f == nil
+}
+
+// nextTrigger calls t's trigger for the first time after after, guarded: a
+// panic becomes a *PanicError (logged), and a non-zero time not after after
+// an error wrapping ErrInvalidArgument.
+func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, error) {
+	var next time.Time
+	if pe := s.guard("trigger", t, func() { next = t.ext.trigger.Next(after) }); pe != nil {
+		return time.Time{}, pe
+	}
+	if !next.IsZero() && !next.After(after) {
+		return time.Time{}, fmt.Errorf("%w: Trigger.Next(%v) returned %v, which is not after it",
+			ErrInvalidArgument, after, next)
+	}
+	return next, nil
+}
+
+// reExecuteTrigger re-queues a trigger task for the trigger's next time
+// after this run's due time, ends it when there is none, or fails it when
+// the trigger fails.
+func (s *Scheduler) reExecuteTrigger(t *futureTask) {
+	// ext.dueWall is written only by this worker while the task runs.
+	next, err := s.nextTrigger(t, t.ext.dueWall)
+	switch {
+	case err != nil:
+		if t.complete(err) {
+			s.logger.Error("scheduler: trigger task stopped: its trigger failed",
+				"task", t.logName(), "error", err)
+		}
+		return
+	case next.IsZero():
+		t.complete(nil) // the trigger has no more runs: done, not canceled
+		return
+	}
+	wallNow := s.q.wallNow()
+	q := &s.q
+	q.mu.Lock()
+	if t.loadState() == stateNew && s.canRun(t) {
+		t.ext.dueWall = next
+		t.when = q.triggerTimeLocked(q.now(), t.withJitter(int64(next.Sub(wallNow))))
+		q.offerLocked(t)
+		s.ensurePrestartLocked()
+		q.mu.Unlock()
+		return
+	}
+	q.mu.Unlock()
+	t.cancelState()
+}
+
+// requeueIfEarly puts a trigger task that was taken before its wall-clock
+// time back in the queue for the rest of the wait, and reports whether it
+// did. The wait ran on the monotonic clock; if the wall clock was stepped
+// back meanwhile (NTP), the run is early by the wall clock, and a run at
+// 03:00 must not start at 02:59.
+func (s *Scheduler) requeueIfEarly(t *futureTask) bool {
+	q := &s.q
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	start := t.ext.dueWall.Add(time.Duration(t.ext.offset))
+	early := start.Sub(q.wallNow())
+	if early <= 0 {
+		return false
+	}
+	t.when = q.triggerTimeLocked(q.now(), int64(early))
+	q.offerLocked(t)
+	return true
+}
+
+// wallClock is implemented by a Clock whose wall-clock reading can differ
+// from the time its timers run on: the system clock's can, when NTP steps
+// it, and so can a test clock that simulates that. Trigger times are
+// wall-clock instants and are compared with WallNow; a Clock without the
+// method is read with Now.
+type wallClock interface {
+	WallNow() time.Time
+}
+
+// wallNow returns the clock's wall-clock reading, for trigger times.
+func (q *delayQueue) wallNow() time.Time {
+	if w, ok := q.clock.(wallClock); ok {
+		return w.WallNow()
+	}
+	// For the system clock, Round(0) drops the monotonic reading, so that
+	// Sub and Before against a trigger time compare wall readings.
+	return q.clock.Now().Round(0)
+}

@@ -16,9 +16,13 @@ type worker struct {
 	// worker leads; q.mu. AwaitIdle reads it to know the lead is armed.
 	deadline int64
 
-	// current is the task this worker is running, for ShutdownNow's
-	// interrupt and for the accounting done when it comes back; q.mu.
-	current *futureTask
+	// run is the run this worker is doing (run.t is nil when none), for
+	// ShutdownNow's interrupt, for CurrentRun, and for the accounting done
+	// when it comes back; q.mu.
+	run runRecord
+	// taken is the clock reading at which take found the head due: the
+	// run's Started. Written by take, under q.mu.
+	taken int64
 	// ranOutcome says whether current counted as a run; written by the
 	// worker itself, read by it under q.mu in getTask.
 	ranOutcome bool
@@ -75,7 +79,7 @@ func (s *Scheduler) runWorker(w *worker) {
 			exited = true
 			return
 		}
-		w.ranOutcome = s.runTask(t)
+		w.ranOutcome = s.runTask(t, &w.run)
 	}
 }
 
@@ -85,9 +89,9 @@ func (s *Scheduler) runWorker(w *worker) {
 func (s *Scheduler) getTask(w *worker) *futureTask {
 	q := &s.q
 	q.mu.Lock()
-	if w.current != nil {
+	if w.run.t != nil {
 		s.finishRunLocked(w.ranOutcome)
-		w.current = nil
+		w.run = runRecord{}
 	}
 	for {
 		if s.workerMustExitLocked() {
@@ -96,7 +100,7 @@ func (s *Scheduler) getTask(w *worker) *futureTask {
 		}
 		if t := q.takeLocked(w); t != nil {
 			s.active++
-			w.current = t
+			w.run = newRunRecordLocked(t, w.taken)
 			q.mu.Unlock()
 			return t
 		}
@@ -132,9 +136,9 @@ func (s *Scheduler) exitAndUnlock(w *worker) {
 // processWorkerExit with completedAbruptly).
 func (s *Scheduler) workerDied(w *worker) {
 	s.q.mu.Lock()
-	if w.current != nil {
+	if w.run.t != nil {
 		s.finishRunLocked(true)
-		w.current = nil
+		w.run = runRecord{}
 	}
 	if s.state < stateStop && len(s.workers)-1 < s.corePoolSize && s.canAddWorkerLocked() {
 		s.addWorkerLocked()
