@@ -11,55 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// idleClock wraps a Clock and counts what the scheduler asks of it. Every
-// worker wake-up, whether by its timer or by a signal, reads the clock
-// before deciding what to do, so an unchanged Now count over a stretch of
-// time proves that no worker woke up in it.
-type idleClock struct {
-	inner  scheduler.Clock
-	nows   atomic.Int64 // Now calls
-	timers atomic.Int64 // NewTimer calls
-	resets atomic.Int64 // Timer.Reset calls
-	stops  atomic.Int64 // Timer.Stop calls
-}
-
-func (c *idleClock) Now() time.Time {
-	c.nows.Add(1)
-	return c.inner.Now()
-}
-
-func (c *idleClock) NewTimer(d time.Duration) scheduler.Timer {
-	c.timers.Add(1)
-	return &idleTimer{c: c, t: c.inner.NewTimer(d)}
-}
-
-// arms returns how many times a timer was armed: made or reset.
-func (c *idleClock) arms() int64 { return c.timers.Load() + c.resets.Load() }
-
-// idleCounts is a snapshot of an idleClock's counters.
-type idleCounts struct{ nows, timers, resets, stops int64 }
-
-func (c *idleClock) counts() idleCounts {
-	return idleCounts{c.nows.Load(), c.timers.Load(), c.resets.Load(), c.stops.Load()}
-}
-
-type idleTimer struct {
-	c *idleClock
-	t scheduler.Timer
-}
-
-func (t *idleTimer) C() <-chan time.Time { return t.t.C() }
-
-func (t *idleTimer) Reset(d time.Duration) bool {
-	t.c.resets.Add(1)
-	return t.t.Reset(d)
-}
-
-func (t *idleTimer) Stop() bool {
-	t.c.stops.Add(1)
-	return t.t.Stop()
-}
-
 // TestIdlePeriodicTasksCauseNoWakeUps shows that waiting costs nothing: with
 // 10,000 periodic tasks every hour queued, the first due in an hour, the
 // pool sleeps on one timer, armed once, and no worker wakes up until that
@@ -72,7 +23,7 @@ func TestIdlePeriodicTasksCauseNoWakeUps(t *testing.T) {
 		pool   = 4
 	)
 	synctest.Test(t, func(t *testing.T) {
-		clk := &idleClock{inner: scheduler.SystemClock()}
+		clk := &countingClock{inner: scheduler.SystemClock()}
 		s, err := scheduler.New(pool, scheduler.WithClock(clk))
 		require.NoError(t, err)
 		defer func() {

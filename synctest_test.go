@@ -21,62 +21,6 @@ import (
 	"github.com/go-stpe/scheduler/schedulertest"
 )
 
-// bubbleShutdown stops s and waits for it, for the end of a test in a
-// bubble (t.Context() is canceled by then, and a bubble needs no timeout: a
-// deadlock in it panics).
-func bubbleShutdown(t *testing.T, s *scheduler.Scheduler) {
-	t.Helper()
-	s.ShutdownNow()
-	require.NoError(t, s.AwaitTermination(context.Background()))
-}
-
-// bubbleManual returns a scheduler on a fresh manual clock, shut down and
-// awaited at the end of the test.
-func bubbleManual(t *testing.T, pool int, opts ...scheduler.Option) (*scheduler.Scheduler, *schedulertest.ManualClock) {
-	t.Helper()
-	clk := schedulertest.NewManualClock(suiteEpoch)
-	s, err := scheduler.New(pool, append(opts, scheduler.WithClock(clk))...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), suiteWaitLimit)
-		defer cancel()
-		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(ctx))
-	})
-	return s, clk
-}
-
-// bubbleCtx returns a context that bounds, in real time, a wait that must
-// end at once, so that a bug fails the test rather than hanging it.
-func bubbleCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), suiteWaitLimit)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// bubbleCountingClock is the system clock, counting every timer the
-// scheduler arms (NewTimer and Reset): each is a worker about to block in a
-// timed wait.
-type bubbleCountingClock struct {
-	scheduler.Clock
-	arms atomic.Int64
-}
-
-func (c *bubbleCountingClock) NewTimer(d time.Duration) scheduler.Timer {
-	c.arms.Add(1)
-	return &bubbleCountingTimer{Timer: c.Clock.NewTimer(d), c: c}
-}
-
-type bubbleCountingTimer struct {
-	scheduler.Timer
-	c *bubbleCountingClock
-}
-
-func (t *bubbleCountingTimer) Reset(d time.Duration) bool {
-	t.c.arms.Add(1)
-	return t.Timer.Reset(d)
-}
-
 // --- a scheduler in a synctest bubble ---
 
 func TestSynctestRunsOnBubbleTime(t *testing.T) {
@@ -84,7 +28,7 @@ func TestSynctestRunsOnBubbleTime(t *testing.T) {
 		start := time.Now()
 		s, err := scheduler.New(1) // created inside the bubble: on its fake time
 		require.NoError(t, err)
-		defer bubbleShutdown(t, s)
+		defer stopNow(t, s)
 
 		f, err := scheduler.ScheduleCallable(s, func(context.Context) (time.Duration, error) {
 			return time.Since(start), nil
@@ -105,7 +49,7 @@ func TestSynctestWorkersParkDurably(t *testing.T) {
 			start := time.Now()
 			s, err := scheduler.New(4)
 			require.NoError(t, err)
-			defer bubbleShutdown(t, s)
+			defer stopNow(t, s)
 			require.Equal(t, 4, s.PrestartAllCoreWorkers())
 			ran := make(chan time.Duration, 1)
 			_, err = s.Schedule(func(context.Context) error {
@@ -134,7 +78,7 @@ func TestSynctestWorkersParkDurably(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s, err := scheduler.New(4)
 			require.NoError(t, err)
-			defer bubbleShutdown(t, s)
+			defer stopNow(t, s)
 			s.PrestartAllCoreWorkers()
 			release := make(chan struct{})
 			f, err := s.Submit(func(context.Context) error { <-release; return nil })
@@ -153,10 +97,10 @@ func TestSynctestWorkersParkDurably(t *testing.T) {
 
 	t.Run("no worker wakes before something is due", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			clk := &bubbleCountingClock{Clock: scheduler.SystemClock()}
+			clk := &countingClock{inner: scheduler.SystemClock()}
 			s, err := scheduler.New(4, scheduler.WithClock(clk))
 			require.NoError(t, err)
-			defer bubbleShutdown(t, s)
+			defer stopNow(t, s)
 			s.PrestartAllCoreWorkers()
 			var runs atomic.Int64
 			_, err = s.ScheduleAtFixedRate(func(context.Context) error {
@@ -165,13 +109,13 @@ func TestSynctestWorkersParkDurably(t *testing.T) {
 			}, 24*time.Hour, 24*time.Hour)
 			require.NoError(t, err)
 			synctest.Wait()
-			arms := clk.arms.Load()
+			arms := clk.arms()
 
 			// A poll loop would re-arm a timer (or sleep) again and again
 			// during this virtual day; the parked pool arms nothing.
 			time.Sleep(24*time.Hour - time.Nanosecond)
 			synctest.Wait()
-			require.Equal(t, arms, clk.arms.Load(), "a worker woke with nothing due")
+			require.Equal(t, arms, clk.arms(), "a worker woke with nothing due")
 			require.Zero(t, runs.Load())
 
 			time.Sleep(time.Nanosecond)
@@ -186,7 +130,7 @@ func TestSynctestCancelFromAnotherGoroutine(t *testing.T) {
 		start := time.Now()
 		s, err := scheduler.New(2)
 		require.NoError(t, err)
-		defer bubbleShutdown(t, s)
+		defer stopNow(t, s)
 		var mu sync.Mutex
 		var runs []time.Duration
 		f, err := s.ScheduleAtFixedRate(func(context.Context) error {
@@ -303,12 +247,12 @@ func TestAwaitIdleContext(t *testing.T) {
 	cancel()
 
 	t.Run("canceled ctx on an idle scheduler returns ctx.Err()", func(t *testing.T) {
-		s, _ := bubbleManual(t, 1)
+		s, _ := newManual(t, 1)
 		require.ErrorIs(t, s.AwaitIdle(canceled), context.Canceled)
 	})
 
 	t.Run("canceled ctx on a busy scheduler returns ctx.Err() at once", func(t *testing.T) {
-		s, _ := bubbleManual(t, 1)
+		s, _ := newManual(t, 1)
 		release := make(chan struct{})
 		defer close(release)
 		_, err := s.Submit(func(context.Context) error { <-release; return nil })
@@ -317,7 +261,7 @@ func TestAwaitIdleContext(t *testing.T) {
 	})
 
 	t.Run("expired deadline returns DeadlineExceeded", func(t *testing.T) {
-		s, _ := bubbleManual(t, 1)
+		s, _ := newManual(t, 1)
 		ctx, cancel := context.WithDeadline(t.Context(), time.Unix(0, 0))
 		defer cancel()
 		require.ErrorIs(t, s.AwaitIdle(ctx), context.DeadlineExceeded)
@@ -325,10 +269,10 @@ func TestAwaitIdleContext(t *testing.T) {
 
 	t.Run("cancel while waiting returns ctx.Err()", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			clk := schedulertest.NewManualClock(suiteEpoch)
+			clk := schedulertest.NewManualClock(epoch)
 			s, err := scheduler.New(1, scheduler.WithClock(clk))
 			require.NoError(t, err)
-			defer bubbleShutdown(t, s)
+			defer stopNow(t, s)
 			release := make(chan struct{})
 			defer close(release)
 			_, err = s.Submit(func(context.Context) error { <-release; return nil })
@@ -349,15 +293,15 @@ func TestAwaitIdleContext(t *testing.T) {
 	})
 
 	t.Run("an unused scheduler is idle", func(t *testing.T) {
-		s, _ := bubbleManual(t, 3)
-		require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+		s, _ := newManual(t, 3)
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Zero(t, s.Stats().PoolSize, "AwaitIdle starts no worker")
 	})
 }
 
 func TestAwaitIdleNegativeAdvance(t *testing.T) {
-	s, clk := bubbleManual(t, 1)
-	ctx := bubbleCtx(t)
+	s, clk := newManual(t, 1)
+	ctx := testCtx(t)
 	var runs atomic.Int64
 	_, err := s.Schedule(func(context.Context) error { runs.Add(1); return nil }, time.Hour)
 	require.NoError(t, err)
@@ -365,11 +309,11 @@ func TestAwaitIdleNegativeAdvance(t *testing.T) {
 
 	clk.Advance(-time.Hour) // documented: does nothing; time never goes back
 	require.NoError(t, s.AwaitIdle(ctx))
-	require.Equal(t, suiteEpoch, clk.Now())
+	require.Equal(t, epoch, clk.Now())
 	require.Zero(t, runs.Load())
 
 	require.NoError(t, schedulertest.AdvanceAndSettle(ctx, clk, s, -time.Hour))
-	require.Equal(t, suiteEpoch, clk.Now())
+	require.Equal(t, epoch, clk.Now())
 
 	clk.Advance(time.Hour)
 	require.NoError(t, s.AwaitIdle(ctx))
@@ -382,12 +326,12 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	const p = time.Minute
 	// record schedules a periodic task that records the clock at each run.
 	record := func(t *testing.T, fixedRate bool) (*scheduler.Scheduler, *schedulertest.ManualClock, func() []time.Duration) {
-		s, clk := bubbleManual(t, 1)
+		s, clk := newManual(t, 1)
 		var mu sync.Mutex
 		var runs []time.Duration
 		task := func(context.Context) error {
 			mu.Lock()
-			runs = append(runs, clk.Now().Sub(suiteEpoch))
+			runs = append(runs, since(clk))
 			mu.Unlock()
 			return nil
 		}
@@ -398,7 +342,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 			_, err = s.ScheduleWithFixedDelay(task, p, p)
 		}
 		require.NoError(t, err)
-		require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		return s, clk, func() []time.Duration {
 			mu.Lock()
 			defer mu.Unlock()
@@ -423,7 +367,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	t.Run("fixed rate: one Advance(10p) runs 10 times back to back", func(t *testing.T) {
 		s, clk, runs := record(t, true)
 		clk.Advance(10 * p)
-		require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, same(10, 10*p), runs(), "JDK catch-up: all at the end of the jump")
 	})
 
@@ -431,7 +375,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 		s, clk, runs := record(t, true)
 		for range 10 {
 			clk.Advance(p)
-			require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+			require.NoError(t, s.AwaitIdle(testCtx(t)))
 		}
 		require.Equal(t, each(10), runs())
 	})
@@ -439,7 +383,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	t.Run("fixed delay: one Advance(10p) runs once", func(t *testing.T) {
 		s, clk, runs := record(t, false)
 		clk.Advance(10 * p)
-		require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, []time.Duration{10 * p}, runs())
 	})
 
@@ -447,7 +391,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 		name := map[bool]string{true: "fixed rate", false: "fixed delay"}[fixedRate]
 		t.Run(name+": AdvanceAndSettle(10p) runs as real time would", func(t *testing.T) {
 			s, clk, runs := record(t, fixedRate)
-			require.NoError(t, schedulertest.AdvanceAndSettle(bubbleCtx(t), clk, s, 10*p))
+			require.NoError(t, schedulertest.AdvanceAndSettle(testCtx(t), clk, s, 10*p))
 			require.Equal(t, each(10), runs())
 		})
 	}
@@ -461,13 +405,13 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 	const n = 1000
 
 	t.Run("Advance then AwaitIdle, each period at its own instant", func(t *testing.T) {
-		s, clk := bubbleManual(t, 1)
-		ctx := bubbleCtx(t)
+		s, clk := newManual(t, 1)
+		ctx := testCtx(t)
 		var runs atomic.Int64
 		var last atomic.Int64
 		_, err := s.ScheduleAtFixedRate(func(context.Context) error {
 			runs.Add(1)
-			last.Store(int64(clk.Now().Sub(suiteEpoch)))
+			last.Store(int64(since(clk)))
 			return nil
 		}, step, step)
 		require.NoError(t, err)
@@ -480,7 +424,7 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 	})
 
 	t.Run("Advance from another goroutine without waiting, then AwaitIdle", func(t *testing.T) {
-		s, clk := bubbleManual(t, 1)
+		s, clk := newManual(t, 1)
 		var runs atomic.Int64
 		f, err := s.ScheduleAtFixedRate(func(context.Context) error { runs.Add(1); return nil }, step, step)
 		require.NoError(t, err)
@@ -492,20 +436,20 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 			}
 		}()
 		<-done
-		require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, int64(n), runs.Load())
 		require.Equal(t, step, f.Delay(), "the next run is one step ahead")
 	})
 
 	t.Run("Advance from many goroutines while others await idle", func(t *testing.T) {
-		s, clk := bubbleManual(t, 4)
+		s, clk := newManual(t, 4)
 		periods := []time.Duration{step, 2 * step, 5 * step, 8 * step}
 		runs := make([]atomic.Int64, len(periods))
 		for i, p := range periods {
 			_, err := s.ScheduleAtFixedRate(func(context.Context) error { runs[i].Add(1); return nil }, p, p)
 			require.NoError(t, err)
 		}
-		ctx := bubbleCtx(t)
+		ctx := testCtx(t)
 		var advancers, readers sync.WaitGroup
 		for range 8 {
 			advancers.Go(func() {
@@ -536,7 +480,7 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 		close(stop)
 		readers.Wait()
 		require.NoError(t, s.AwaitIdle(ctx))
-		require.Equal(t, suiteEpoch.Add(n*step), clk.Now())
+		require.Equal(t, epoch.Add(n*step), clk.Now())
 		for i, p := range periods {
 			require.Equal(t, int64(n*step/p), runs[i].Load(), "period %v", p)
 		}
@@ -544,23 +488,23 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 
 	t.Run("Advance right after the first submission starts the worker", func(t *testing.T) {
 		for range 200 {
-			clk := schedulertest.NewManualClock(suiteEpoch)
+			clk := schedulertest.NewManualClock(epoch)
 			s, err := scheduler.New(1, scheduler.WithClock(clk))
 			require.NoError(t, err)
 			ran := make(chan struct{}, 1)
 			_, err = s.Schedule(func(context.Context) error { ran <- struct{}{}; return nil }, step)
 			require.NoError(t, err)
 			clk.Advance(step) // the new worker may not have read the clock yet
-			require.NoError(t, s.AwaitIdle(bubbleCtx(t)))
+			require.NoError(t, s.AwaitIdle(testCtx(t)))
 			require.Len(t, ran, 1)
 			s.ShutdownNow()
-			require.NoError(t, s.AwaitTermination(bubbleCtx(t)))
+			require.NoError(t, s.AwaitTermination(testCtx(t)))
 		}
 	})
 
 	t.Run("fixed delay: Advance then AwaitIdle runs once per step", func(t *testing.T) {
-		s, clk := bubbleManual(t, 2)
-		ctx := bubbleCtx(t)
+		s, clk := newManual(t, 2)
+		ctx := testCtx(t)
 		var runs atomic.Int64
 		_, err := s.ScheduleWithFixedDelay(func(context.Context) error { runs.Add(1); return nil }, step, step)
 		require.NoError(t, err)
@@ -575,8 +519,8 @@ func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 // TestManualClockConcurrentUse uses one manual clock and one scheduler from
 // many goroutines at once; run under -race, it must be clean and exact.
 func TestManualClockConcurrentUse(t *testing.T) {
-	s, clk := bubbleManual(t, 3)
-	ctx := bubbleCtx(t)
+	s, clk := newManual(t, 3)
+	ctx := testCtx(t)
 	var ran atomic.Int64
 	var scheduled atomic.Int64
 	var wg sync.WaitGroup
@@ -655,32 +599,32 @@ func TestAwaitIdleWaitsForLeaderToRearm(t *testing.T) {
 	}
 }
 
-// bubbleGateClock is a manual clock whose timers' Stop blocks, once armed
+// heldStopClock is a manual clock whose timers' Stop blocks, once armed
 // by hold, until release: it holds a worker inside the window between
 // being woken and re-locking the queue.
-type bubbleGateClock struct {
+type heldStopClock struct {
 	*schedulertest.ManualClock
 	mu   sync.Mutex
 	gate chan struct{} // non-nil while armed; the next Stop waits on it
 }
 
-func (c *bubbleGateClock) NewTimer(d time.Duration) scheduler.Timer {
-	return &bubbleGateTimer{Timer: c.ManualClock.NewTimer(d), c: c}
+func (c *heldStopClock) NewTimer(d time.Duration) scheduler.Timer {
+	return &heldStopTimer{Timer: c.ManualClock.NewTimer(d), c: c}
 }
 
-func (c *bubbleGateClock) hold() chan struct{} {
+func (c *heldStopClock) hold() chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gate = make(chan struct{})
 	return c.gate
 }
 
-type bubbleGateTimer struct {
+type heldStopTimer struct {
 	scheduler.Timer
-	c *bubbleGateClock
+	c *heldStopClock
 }
 
-func (t *bubbleGateTimer) Stop() bool {
+func (t *heldStopTimer) Stop() bool {
 	t.c.mu.Lock()
 	gate := t.c.gate
 	t.c.gate = nil
@@ -699,10 +643,10 @@ func (t *bubbleGateTimer) Stop() bool {
 // inside its timer's Stop, right after the wake.
 func TestAwaitIdleWaitsForLeaderWokenForNewHead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := &bubbleGateClock{ManualClock: schedulertest.NewManualClock(suiteEpoch)}
+		clk := &heldStopClock{ManualClock: schedulertest.NewManualClock(epoch)}
 		s, err := scheduler.New(1, scheduler.WithClock(clk))
 		require.NoError(t, err)
-		defer bubbleShutdown(t, s)
+		defer stopNow(t, s)
 		_, err = s.Schedule(func(context.Context) error { return nil }, 2*time.Hour)
 		require.NoError(t, err)
 		require.NoError(t, s.AwaitIdle(t.Context())) // the worker leads, timer at 2h
@@ -719,10 +663,10 @@ func TestAwaitIdleWaitsForLeaderWokenForNewHead(t *testing.T) {
 		close(gate)
 		require.NoError(t, <-idle)
 		require.False(t, returnedEarly,
-			"AwaitIdle returned while the worker had no timer for the new head (NextDue %v)", due.Sub(suiteEpoch))
+			"AwaitIdle returned while the worker had no timer for the new head (NextDue %v)", due.Sub(epoch))
 		due, ok := clk.NextDue()
 		require.True(t, ok)
-		require.Equal(t, time.Hour, due.Sub(suiteEpoch))
+		require.Equal(t, time.Hour, due.Sub(epoch))
 	})
 }
 
@@ -735,11 +679,11 @@ func TestAwaitIdleWaitsForLeaderWokenForNewHead(t *testing.T) {
 // before the loop.
 func TestAdvanceAndSettleSettlesBeforeFirstStep(t *testing.T) {
 	t.Run("an idler that arms its timer when it settles", func(t *testing.T) {
-		clk := schedulertest.NewManualClock(suiteEpoch)
+		clk := schedulertest.NewManualClock(epoch)
 		var fired []time.Duration
-		idle := bubbleIdleFunc(func(context.Context) error {
+		idle := idlerFunc(func(context.Context) error {
 			if clk.Waiters() == 0 && len(fired) == 0 {
-				clk.AfterFunc(time.Hour, func() { fired = append(fired, clk.Now().Sub(suiteEpoch)) })
+				clk.AfterFunc(time.Hour, func() { fired = append(fired, since(clk)) })
 			}
 			return nil
 		})
@@ -750,17 +694,17 @@ func TestAdvanceAndSettleSettlesBeforeFirstStep(t *testing.T) {
 	t.Run("a scheduler right after its first submission", func(t *testing.T) {
 		for range 20 {
 			func() {
-				s, clk := bubbleManual(t, 1)
+				s, clk := newManual(t, 1)
 				var mu sync.Mutex
 				var runs []time.Duration
 				_, err := s.ScheduleAtFixedRate(func(context.Context) error {
 					mu.Lock()
-					runs = append(runs, clk.Now().Sub(suiteEpoch))
+					runs = append(runs, since(clk))
 					mu.Unlock()
 					return nil
 				}, time.Hour, time.Hour)
 				require.NoError(t, err)
-				require.NoError(t, schedulertest.AdvanceAndSettle(bubbleCtx(t), clk, s, 3*time.Hour))
+				require.NoError(t, schedulertest.AdvanceAndSettle(testCtx(t), clk, s, 3*time.Hour))
 				mu.Lock()
 				defer mu.Unlock()
 				require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour}, runs)
@@ -769,7 +713,7 @@ func TestAdvanceAndSettleSettlesBeforeFirstStep(t *testing.T) {
 	})
 }
 
-// bubbleIdleFunc adapts a function to AdvanceAndSettle's idler.
-type bubbleIdleFunc func(ctx context.Context) error
+// idlerFunc adapts a function to AdvanceAndSettle's idler.
+type idlerFunc func(ctx context.Context) error
 
-func (f bubbleIdleFunc) AwaitIdle(ctx context.Context) error { return f(ctx) }
+func (f idlerFunc) AwaitIdle(ctx context.Context) error { return f(ctx) }
