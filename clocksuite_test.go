@@ -2,13 +2,15 @@ package scheduler_test
 
 // One behavioural suite, two kinds of test time.
 //
-// Every case in suiteCases runs twice: on a schedulertest.ManualClock that the
-// test moves with AdvanceAndSettle and AwaitIdle, and on the system clock
-// inside a testing/synctest bubble, whose fake time moves when every
-// goroutine in the bubble is durably blocked. Both must record exactly the
-// same (virtual time, event) list: the manual clock's recipe claims to move
-// time the way real time would, and the bubble is real time made
-// deterministic, so a divergence is a bug in the scheduler or in the recipe.
+// Every case in suiteCases runs on a schedulertest.ManualClock that the test
+// moves with AdvanceAndSettle and AwaitIdle, and on the system clock inside a
+// testing/synctest bubble, whose fake time moves when every goroutine in the
+// bubble is durably blocked; in the bubble once plainly and once with
+// WithPreciseTiming(true), which must notice the bubble and fall back to the
+// plain timer. All must record exactly the same (virtual time, event)
+// list: the manual clock's recipe claims to move time the way real time
+// would, and the bubble is real time made deterministic, so a divergence is
+// a bug in the scheduler or in the recipe.
 
 import (
 	"cmp"
@@ -221,23 +223,37 @@ func (m *suiteManualClock) AwaitIdle(ctx context.Context) error {
 
 // --- the synctest driver ---
 
-type suiteBubbleDriver struct{}
+// suiteBubbleDriver runs the case in a bubble; with precise set, the
+// scheduler has WithPreciseTiming(true), which must notice the bubble and
+// fall back to the plain timer.
+type suiteBubbleDriver struct{ precise bool }
 
-func (suiteBubbleDriver) name() string { return "synctest" }
+func (d suiteBubbleDriver) name() string {
+	if d.precise {
+		return "synctest+precise"
+	}
+	return "synctest"
+}
 
-func (suiteBubbleDriver) run(t *testing.T, body func(t *testing.T, c suiteClock)) {
+func (d suiteBubbleDriver) run(t *testing.T, body func(t *testing.T, c suiteClock)) {
 	synctest.Test(t, func(t *testing.T) {
-		body(t, &suiteBubbleClock{start: time.Now()})
+		body(t, &suiteBubbleClock{start: time.Now(), precise: d.precise})
 	})
 }
 
 // suiteBubbleClock is the system clock inside a synctest bubble: time.Now is
 // the bubble's fake time, and it moves only when every goroutine in the
 // bubble is durably blocked.
-type suiteBubbleClock struct{ start time.Time }
+type suiteBubbleClock struct {
+	start   time.Time
+	precise bool // the scheduler gets WithPreciseTiming(true)
+}
 
 func (b *suiteBubbleClock) newScheduler(t *testing.T, pool int, opts ...scheduler.Option) *scheduler.Scheduler {
 	t.Helper()
+	if b.precise {
+		opts = append(opts, scheduler.WithPreciseTiming(true))
+	}
 	s, err := scheduler.New(pool, opts...) // the system clock: the bubble's
 	require.NoError(t, err)
 	t.Cleanup(func() { // runs inside the bubble, after t.Context() is canceled
@@ -672,7 +688,7 @@ func suiteTickAndReport(t *testing.T, s *scheduler.Scheduler, log *suiteLog) (ti
 // TestClockSuite runs every case on the manual clock and in a synctest
 // bubble; each must record the expected events, and so the same on both.
 func TestClockSuite(t *testing.T) {
-	drivers := []clockDriver{suiteManualDriver{}, suiteBubbleDriver{}}
+	drivers := []clockDriver{suiteManualDriver{}, suiteBubbleDriver{}, suiteBubbleDriver{precise: true}}
 	got := make(map[string]map[string][]string) // case -> driver -> lines
 	for _, d := range drivers {
 		t.Run(d.name(), func(t *testing.T) {
@@ -700,6 +716,7 @@ func TestClockSuite(t *testing.T) {
 		for name, byDriver := range got {
 			if len(byDriver) == len(drivers) {
 				require.Equal(t, byDriver["manual"], byDriver["synctest"], "the drivers diverge on %q", name)
+				require.Equal(t, byDriver["synctest"], byDriver["synctest+precise"], "precise timing changes %q in a bubble", name)
 			}
 		}
 	})

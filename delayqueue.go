@@ -26,6 +26,14 @@ type delayQueue struct {
 	clock       Clock
 	systemClock bool      // clock is SystemClock: read it through time.Since, skip the re-arm check
 	origin      time.Time // clock reading that trigger times count from
+	precise     bool      // WithPreciseTiming (precise.go); set by New
+
+	// preciseOff is set, for good, when a fine wait found that the clock
+	// did not move across a real sleep: a synctest bubble (precise.go).
+	preciseOff bool
+	// fine is the worker in the fine wait for the head, or nil (precise.go).
+	// It is not the leader: beside it, one worker may lead.
+	fine *worker
 
 	// leader is the one worker in a timed wait for the head, or nil. A
 	// worker that finds a leader waits untimed in followers.

@@ -12,6 +12,11 @@ import "time"
 //     blocks in a select on its own reusable Timer and its own wake channel.
 //   - Every other worker is a follower and waits untimed on the followers
 //     sync.Cond.
+//   - With WithPreciseTiming, the leader's timer fires a margin before the
+//     head is due, and the worker finishes the wait in a fine wait of short
+//     high-resolution sleeps (precise.go). That worker, q.fine, is not the
+//     leader: beside it one worker may lead, and a new head already due is
+//     taken by a follower at once; it re-reads the head between sleeps.
 //
 // Go's sync.Cond has no timed wait, and bridging one to a deadline costs a
 // goroutine or a broadcast per wake-up. Splitting the roles gives each wait
@@ -49,11 +54,17 @@ func (q *delayQueue) takeLocked(w *worker) *futureTask {
 		return nil
 	}
 	now := q.now()
+	d := head.when - now
 	switch {
-	case head.when-now <= 0:
+	case d <= 0:
+		w.taken = now // the run's Started (RunInfo), at no extra clock read
 		return q.pollLocked()
+	case q.fine == nil && d <= int64(preciseMargin) && q.preciseLocked():
+		q.fineWaitLocked(w)
 	case q.leader != nil:
 		q.followLocked()
+	case q.fine != nil && d <= int64(preciseMargin):
+		q.followLocked() // the fine waiter re-reads the head at every step
 	default:
 		q.leadLocked(w, head.when, now)
 	}
@@ -70,9 +81,13 @@ func (q *delayQueue) followLocked() {
 
 // leadLocked makes w the leader and waits until the head, due at when, is
 // due or w is woken. now is the clock reading the caller found the head not
-// yet due with.
+// yet due with. With precise timing the wait ends preciseMargin early, and
+// the caller's next take finishes it in the fine wait (precise.go).
 func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	q.leader = w
+	if q.precise && when-now > int64(preciseMargin) && q.preciseLocked() {
+		when -= int64(preciseMargin)
+	}
 	delay := when - now
 	if w.timer == nil {
 		w.timer = q.clock.NewTimer(time.Duration(delay))
@@ -158,7 +173,9 @@ func (q *delayQueue) wakeOneLocked() { q.newHeadLocked() }
 
 // settledLocked reports whether the waits are settled for the head: no
 // head, or a head not yet due with a leader whose timer is armed for a time
-// still ahead, so that a later Advance of the clock fires it. Counting
+// still ahead (the head's time, or a margin before it with precise timing),
+// so that a later Advance of the clock fires it. A worker in the fine wait
+// is not parked, so the scheduler is not idle while it waits. Counting
 // parked workers is not enough for AwaitIdle: a worker counts as parked
 // until it re-takes the lock, so a leader whose timer fired, or that a new
 // head woke, still counts while nobody waits for the head.

@@ -1,0 +1,114 @@
+package scheduler
+
+import (
+	"runtime"
+	"time"
+)
+
+// Precise timing: finishing each timed wait with a high-resolution
+// sleep. There is no JDK counterpart: a JVM's timed park is already
+// high-resolution on Linux, Go's runtime timers are not.
+//
+// Go's runtime timers wake late on Linux, by up to about a millisecond: the
+// netpoller blocks in epoll_wait, whose timeout is in whole milliseconds.
+// With precise timing on, the leader arms its timer preciseMargin before the
+// head is due, and the worker that wakes finishes the last stretch in the
+// fine wait below: short high-resolution sleeps (nanosleep, whose only
+// lateness is the kernel's timer slack, 50 µs by default) until the head is
+// due. The fine waiter is not the leader: while it sleeps, a new head that
+// is already due is taken by a follower at once, and one due within the
+// margin is picked up by the fine waiter itself, which re-reads the head
+// after every step of at most preciseStep. So R-20's "one timed waiter"
+// becomes "one timed waiter plus, for the last stretch, one fine waiter".
+
+const (
+	// preciseMargin is how long before the head's trigger time the
+	// leader's timer fires with precise timing on. It must cover the
+	// runtime timer's lateness (up to about 1.1 ms on an idle Linux box,
+	// see BenchmarkTimerLateness) so that the fine wait starts before the
+	// head is due, and is kept short because a fine waiter holds an OS
+	// thread.
+	preciseMargin = 1500 * time.Microsecond
+	// preciseStep is the longest single high-resolution sleep: how long a
+	// new head due within the margin may wait for the fine waiter to
+	// notice it, and how long a goroutine on a one-P program may wait for
+	// the fine waiter to yield (see WithPreciseTiming).
+	preciseStep = 200 * time.Microsecond
+)
+
+// WithPreciseTiming makes the scheduler start tasks within tens of
+// microseconds of their trigger time instead of up to a millisecond late
+// (R-25; default off). Each worker's timed wait for the head ends
+// preciseMargin (1.5 ms) early, and the worker finishes the wait with
+// high-resolution sleeps of at most 200 µs, re-reading the head between
+// them; it never starts a task before its trigger time. On Linux, with the
+// system clock, this gives start lateness of about 60 µs at the median
+// (the kernel's timer slack) where Go's runtime timers, and so
+// time.AfterFunc and this scheduler by default, give about 0.5 ms; see
+// benchmarks/README.md. There is no JDK counterpart: the JVM's timed waits
+// are high-resolution already.
+//
+// It has no effect with a Clock other than SystemClock, on systems other
+// than Linux (the plain timer is used there), and inside a testing/synctest
+// bubble: a real sleep does not move the bubble's fake time, so the first
+// fine wait that sees the clock stand still across a completed sleep turns
+// precise timing off for the scheduler, and every wait after that is the
+// plain timer's.
+//
+// The cost: a worker in its fine wait is blocked in a system call and holds
+// its OS thread, and the Go runtime gives that thread's P to other
+// goroutines only when sysmon notices (after 20 µs to 10 ms). The fine
+// waiter yields (runtime.Gosched) between steps to bound that, but in a
+// program with GOMAXPROCS=1 other goroutines can still be held up by up to
+// one step while a task is about to come due: measured in
+// BenchmarkPreciseNeighbour, the lateness of time.AfterFunc callbacks of a
+// GOMAXPROCS=1 program rises while a precise scheduler is busy. CPU time
+// per run is about the same as in the default mode (BenchmarkPreciseCPU).
+// That is why it is opt-in.
+func WithPreciseTiming(on bool) Option {
+	return optionFunc(func(c *config) { c.preciseTiming = on })
+}
+
+// preciseLocked reports whether timed waits end with a fine wait: the
+// option is on, the clock is the system clock, the OS has a
+// high-resolution sleep, and no fine wait has found the clock standing
+// still (a synctest bubble).
+func (q *delayQueue) preciseLocked() bool {
+	return q.precise && q.systemClock && preciseSupported && !q.preciseOff
+}
+
+// fineWaitLocked is the fine wait: w sleeps in steps of at most
+// preciseStep until the head is due, re-reading the head after every step,
+// and returns when the head is due, gone, or no longer within the margin,
+// or when precise timing turned itself off. The caller re-takes. w is not
+// counted as parked: it is about to run the head.
+func (q *delayQueue) fineWaitLocked(w *worker) {
+	q.fine = w
+	for !q.preciseOff {
+		head := q.heap.peek()
+		if head == nil {
+			break
+		}
+		now := q.now()
+		d := head.when - now
+		if d <= 0 || d > int64(preciseMargin) {
+			break
+		}
+		q.mu.Unlock()
+		if d > int64(preciseStep) {
+			// Not the last step: let other goroutines on this P run
+			// first (GOMAXPROCS=1 programs, see WithPreciseTiming).
+			runtime.Gosched()
+			d = int64(preciseStep)
+		}
+		slept := highResSleep(time.Duration(d))
+		q.mu.Lock()
+		// Outside a synctest bubble the monotonic clock always moves
+		// across a sleep that completed; inside one it stands still
+		// while any goroutine of the bubble runs.
+		if slept && q.now() == now {
+			q.preciseOff = true
+		}
+	}
+	q.fine = nil
+}
