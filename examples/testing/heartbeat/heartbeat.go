@@ -5,8 +5,8 @@
 // the service does not make its own scheduler but takes one, so a test can
 // hand it a scheduler on a manual clock (schedulertest.NewManualClock) or
 // one created inside a testing/synctest bubble. heartbeat_test.go shows both
-// recipes; the README's "Testing code that uses the scheduler" explains
-// when to pick which.
+// recipes; the package doc of schedulertest explains them and when to pick
+// which.
 package heartbeat
 
 import (

@@ -1,19 +1,8 @@
 package heartbeat_test
 
 // These tests are written the way we recommend testing code that uses the
-// scheduler. Two recipes, each with its own strengths:
-//
-//   - Manual clock: build the scheduler with
-//     scheduler.WithClock(schedulertest.NewManualClock(...)), move time with
-//     clk.Advance or schedulertest.AdvanceAndSettle, and call s.AwaitIdle
-//     before checking anything. Works alongside anything (real network,
-//     goroutines you did not start), but only the scheduler's time is fake:
-//     a context.WithTimeout or time.After inside your code still runs on
-//     real time.
-//   - synctest bubble: create the scheduler inside synctest.Test with the
-//     default clock. All time in the bubble is fake, timeouts included, and
-//     time.Sleep + synctest.Wait replaces Advance + AwaitIdle. The code under
-//     test must not do real I/O or wait on goroutines outside the bubble.
+// scheduler: the manual-clock and synctest recipes of schedulertest's
+// package doc (go doc github.com/go-stpe/scheduler/schedulertest).
 
 import (
 	"context"
