@@ -12,19 +12,16 @@ package scheduler_test
 //
 // Time is a schedulertest.ManualClock, so "due now" tasks run without moving
 // time and far ones never run unless the row advances the clock. The
-// real-time timeouts below (badShort, badGuard) only bound calls that must
+// real-time timeouts below (shortDeadline, waitLimit) only bound calls that must
 // return ctx.Err() or must not hang; no row sleeps.
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"log/slog"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,59 +32,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const (
-	// badGuard bounds a wait that must end: a bug fails instead of hanging.
-	badGuard = 10 * time.Second
-	// badShort is the deadline of a call that must give up with ctx.Err().
-	badShort = 20 * time.Millisecond
-)
-
-var badTaskErr = errors.New("bad: task failed")
-
-// badLog collects what the scheduler logs, for rows that check a panic is
-// reported.
-type badLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *badLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *badLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// requireError asserts that an Error record containing every want was
-// logged.
-func (l *badLog) requireError(t *testing.T, want ...string) {
-	t.Helper()
-	for _, line := range strings.Split(l.String(), "\n") {
-		if !strings.Contains(line, "level=ERROR") {
-			continue
-		}
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(line, w)
-		}
-		if ok {
-			return
-		}
-	}
-	require.Failf(t, "no Error record", "want one containing %q; log:\n%s", want, l.String())
-}
+// shortDeadline is the deadline of a call that must give up with ctx.Err().
+const shortDeadline = 20 * time.Millisecond
 
 // badEnv is what a row works on: a fresh scheduler on a manual clock.
 type badEnv struct {
 	s   *scheduler.Scheduler
 	clk *schedulertest.ManualClock
-	log *badLog
-	ctx context.Context // ends after badGuard
+	log *logBuffer
+	ctx context.Context // ends after waitLimit
 }
 
 // settle moves the clock by d and waits for what came due.
@@ -122,32 +75,19 @@ type badCase struct {
 	run  func(t *testing.T, e *badEnv)
 }
 
-// badDone returns a context that has already ended.
-func badDone() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}
-
-// badShortCtx returns a context that ends after badShort.
-func badShortCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), badShort)
+// shortCtx returns a context that ends after shortDeadline.
+func shortCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), shortDeadline)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func badNoop(context.Context) error { return nil }
+// return42 is a callable that succeeds with 42.
+func return42(context.Context) (int, error) { return 42, nil }
 
-func badCallable(context.Context) (int, error) { return 42, nil }
-
-// badCounter returns a task that counts its runs.
-func badCounter(n *atomic.Int32) scheduler.Task {
-	return func(context.Context) error { n.Add(1); return nil }
-}
-
-// badBlocker is a task that blocks until its ctx is canceled, then returns
-// nil; started is closed when it first runs.
-func badBlocker(started chan struct{}) scheduler.Task {
+// blockUntilCanceled returns a task that blocks until its ctx is canceled,
+// then returns nil; started is closed when it first runs.
+func blockUntilCanceled(started chan struct{}) scheduler.Task {
 	var once sync.Once
 	return func(ctx context.Context) error {
 		once.Do(func() { close(started) })
@@ -156,87 +96,19 @@ func badBlocker(started chan struct{}) scheduler.Task {
 	}
 }
 
-// badForeignFuture is a ScheduledFuture this package did not make.
-type badForeignFuture struct{ scheduler.ScheduledFuture }
+// foreignFuture is a ScheduledFuture this package did not make.
+type foreignFuture struct{ scheduler.ScheduledFuture }
 
-// badPanickingPolicy is a rejection policy that panics.
-type badPanickingPolicy struct{}
+// panickingPolicy is a rejection policy that panics.
+type panickingPolicy struct{}
 
-func (badPanickingPolicy) Rejected(*scheduler.Scheduler, scheduler.ScheduledFuture) error {
+func (panickingPolicy) Rejected(*scheduler.Scheduler, scheduler.ScheduledFuture) error {
 	panic("bad: policy panics")
 }
 
-// badIdlePolicy is a rejection policy that does nothing and returns nil.
-type badIdlePolicy struct{ seen atomic.Int32 }
-
-func (p *badIdlePolicy) Rejected(*scheduler.Scheduler, scheduler.ScheduledFuture) error {
-	p.seen.Add(1)
-	return nil
-}
-
-// badSchedulers lists every way to submit a task, for the rows that hold
-// for all of them: each returns the future (nil when none) and the error.
-var badSubmitters = []struct {
-	name   string
-	submit func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error)
-}{
-	{"Schedule", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Schedule(task, 0)
-	}},
-	{"ScheduleAtFixedRate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleAtFixedRate(task, 0, time.Hour)
-	}},
-	{"ScheduleWithFixedDelay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleWithFixedDelay(task, 0, time.Hour)
-	}},
-	{"Execute", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return nil, s.Execute(task)
-	}},
-	{"Submit", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Submit(task)
-	}},
-	{"ScheduleCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		var fn scheduler.Callable[int]
-		if task != nil {
-			fn = func(ctx context.Context) (int, error) { return 1, task(ctx) }
-		}
-		f, err := scheduler.ScheduleCallable(s, fn, 0)
-		if f == nil {
-			return nil, err
-		}
-		return f, err
-	}},
-	{"SubmitCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		var fn scheduler.Callable[int]
-		if task != nil {
-			fn = func(ctx context.Context) (int, error) { return 1, task(ctx) }
-		}
-		f, err := scheduler.SubmitCallable(s, fn)
-		if f == nil {
-			return nil, err
-		}
-		return f, err
-	}},
-	{"InvokeAll", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		fns := []scheduler.Callable[int]{nil}
-		if task != nil {
-			fns[0] = func(ctx context.Context) (int, error) { return 1, task(ctx) }
-		}
-		fs, err := scheduler.InvokeAll(context.Background(), s, fns)
-		if len(fs) == 0 {
-			return nil, err
-		}
-		return fs[0], err
-	}},
-	{"InvokeAny", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		fns := []scheduler.Callable[int]{nil}
-		if task != nil {
-			fns[0] = func(ctx context.Context) (int, error) { return 1, task(ctx) }
-		}
-		_, err := scheduler.InvokeAny(context.Background(), s, fns)
-		return nil, err
-	}},
-}
+// submittersDueNow lists every way to submit a task due now (periodic ones
+// every hour), for the rows that hold for all of them.
+var submittersDueNow = entryPointsAt(0, time.Hour)
 
 // badRows returns the table. Row names are "Function/input: outcome".
 func badRows() []badCase {
@@ -254,7 +126,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/huge poolSize: workers still start one per task", run: func(t *testing.T, e *badEnv) {
 		s, err := scheduler.New(math.MaxInt, scheduler.WithClock(e.clk))
 		require.NoError(t, err)
-		f, err := s.Submit(badNoop)
+		f, err := s.Submit(nop)
 		require.NoError(t, err)
 		require.NoError(t, f.Wait(e.ctx))
 		st := s.Stats()
@@ -266,7 +138,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/nil Option and nil TaskOption: ignored",
 		opts: []scheduler.Option{nil},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := e.s.Submit(badNoop, nil, scheduler.WithName("named"), nil)
+			f, err := e.s.Submit(nop, nil, scheduler.WithName("named"), nil)
 			require.NoError(t, err)
 			require.NoError(t, f.Wait(e.ctx))
 			require.Equal(t, "named", f.Name())
@@ -274,7 +146,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/WithClock(nil): the system clock",
 		opts: []scheduler.Option{scheduler.WithClock(nil)},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := e.s.Schedule(badNoop, time.Millisecond)
+			f, err := e.s.Schedule(nop, time.Millisecond)
 			require.NoError(t, err)
 			require.NoError(t, f.Wait(e.ctx)) // real time: 1ms; the manual clock never moved
 		}})
@@ -286,7 +158,7 @@ func badRows() []badCase {
 				log.SetOutput(oldOut)
 				log.SetFlags(oldFlags)
 			}()
-			slog.SetDefault(slog.New(slog.NewTextHandler(e.log, nil)))
+			slog.SetDefault(slog.New(slog.NewJSONHandler(e.log, nil)))
 			s, err := scheduler.New(1, scheduler.WithClock(e.clk), scheduler.WithLogger(nil))
 			require.NoError(t, err)
 			defer func() {
@@ -297,14 +169,14 @@ func badRows() []badCase {
 			require.NoError(t, err)
 			var pe *scheduler.PanicError
 			require.ErrorAs(t, f.Wait(e.ctx), &pe)
-			e.log.requireError(t, "dflt", "to the default logger")
+			e.log.requireErrorRecord(t, "dflt", "to the default logger")
 		}})
 	add(badCase{name: "New/WithRejectionPolicy(nil): AbortPolicy",
 		opts: []scheduler.Option{scheduler.WithRejectionPolicy(nil), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			_, err := e.s.Schedule(badNoop, time.Hour)
+			_, err := e.s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
-			f, err := e.s.Schedule(badNoop, time.Hour)
+			f, err := e.s.Schedule(nop, time.Hour)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			require.Nil(t, f)
 			require.Equal(t, uint64(1), e.s.Stats().Rejected)
@@ -315,7 +187,7 @@ func badRows() []badCase {
 			opts: []scheduler.Option{scheduler.WithMaxQueueSize(n)},
 			run: func(t *testing.T, e *badEnv) {
 				for range 100 {
-					_, err := e.s.Schedule(badNoop, time.Hour)
+					_, err := e.s.Schedule(nop, time.Hour)
 					require.NoError(t, err)
 				}
 				require.Equal(t, 100, e.s.Stats().Queued)
@@ -324,7 +196,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/WithDecorator(nil) and zero Hooks: no decoration, no hooks",
 		opts: []scheduler.Option{scheduler.WithDecorator(nil), scheduler.WithHooks(scheduler.Hooks{})},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := scheduler.SubmitCallable(e.s, badCallable)
+			f, err := scheduler.SubmitCallable(e.s, return42)
 			require.NoError(t, err)
 			v, err := f.Get(e.ctx)
 			require.NoError(t, err)
@@ -332,7 +204,7 @@ func badRows() []badCase {
 		}})
 
 	// --- every submission: nil task, after Shutdown / ShutdownNow / termination
-	for _, sub := range badSubmitters {
+	for _, sub := range submittersDueNow {
 		add(badCase{name: sub.name + "/nil task: ErrInvalidArgument, nothing queued", run: func(t *testing.T, e *badEnv) {
 			f, err := sub.submit(e.s, nil)
 			require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
@@ -353,7 +225,7 @@ func badRows() []badCase {
 			add(badCase{name: sub.name + "/" + stop.name + ": ErrRejected", run: func(t *testing.T, e *badEnv) {
 				stop.do(t, e)
 				var ran atomic.Int32
-				f, err := sub.submit(e.s, badCounter(&ran))
+				f, err := sub.submit(e.s, countRuns(&ran))
 				require.ErrorIs(t, err, scheduler.ErrRejected)
 				require.Nil(t, f)
 				require.NoError(t, e.s.AwaitTermination(e.ctx))
@@ -370,7 +242,7 @@ func badRows() []badCase {
 	for _, d := range []time.Duration{0, -1, -time.Hour, math.MinInt64} {
 		add(badCase{name: fmt.Sprintf("Schedule/delay %v: runs now", d), run: func(t *testing.T, e *badEnv) {
 			var ran atomic.Int32
-			f, err := e.s.Schedule(badCounter(&ran), d)
+			f, err := e.s.Schedule(countRuns(&ran), d)
 			require.NoError(t, err)
 			require.Zero(t, f.Delay(), "a delay <= 0 is clamped to 0 (R-2)")
 			require.NoError(t, f.Wait(e.ctx))
@@ -381,10 +253,10 @@ func badRows() []badCase {
 		add(badCase{name: fmt.Sprintf("Schedule/delay %d: queued far away, near tasks still run first", d), run: func(t *testing.T, e *badEnv) {
 			e.settle(t, time.Hour) // the clock is no longer at its origin: now+delay wraps
 			var far, near atomic.Int32
-			ff, err := e.s.Schedule(badCounter(&far), d)
+			ff, err := e.s.Schedule(countRuns(&far), d)
 			require.NoError(t, err)
 			require.Equal(t, d, ff.Delay())
-			fn, err := e.s.Schedule(badCounter(&near), time.Minute)
+			fn, err := e.s.Schedule(countRuns(&near), time.Minute)
 			require.NoError(t, err)
 			require.Equal(t, []scheduler.ScheduledFuture{fn, ff}, e.s.Queue())
 			e.settle(t, 1000*time.Hour)
@@ -395,7 +267,7 @@ func badRows() []badCase {
 	}
 	add(badCase{name: "Schedule/delay MaxInt64 while the head is overdue: ordered after it (overflowFree)", run: func(t *testing.T, e *badEnv) {
 		started := make(chan struct{})
-		blocker, err := e.s.Submit(badBlocker(started)) // holds the only worker
+		blocker, err := e.s.Submit(blockUntilCanceled(started)) // holds the only worker
 		require.NoError(t, err)
 		<-started
 		var order []string
@@ -418,14 +290,14 @@ func badRows() []badCase {
 		require.Equal(t, []scheduler.ScheduledFuture{far}, e.s.Queue())
 	}})
 	add(badCase{name: "Schedule/ContinueOnError on a one-shot: ignored", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(func(context.Context) error { return badTaskErr }, 0, scheduler.ContinueOnError())
+		f, err := e.s.Schedule(func(context.Context) error { return errBoom }, 0, scheduler.ContinueOnError())
 		require.NoError(t, err)
-		require.ErrorIs(t, f.Wait(e.ctx), badTaskErr)
+		require.ErrorIs(t, f.Wait(e.ctx), errBoom)
 		require.True(t, f.IsDone())
 		require.False(t, f.IsPeriodic())
 	}})
 	add(badCase{name: "Schedule/WithName(\"\"): unnamed", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, 0, scheduler.WithName(""))
+		f, err := e.s.Schedule(nop, 0, scheduler.WithName(""))
 		require.NoError(t, err)
 		require.Empty(t, f.Name())
 		require.NoError(t, f.Wait(e.ctx))
@@ -446,7 +318,7 @@ func badRows() []badCase {
 	for _, p := range periodic {
 		for _, period := range []time.Duration{0, -1, -time.Hour, math.MinInt64} {
 			add(badCase{name: fmt.Sprintf("%s/period or delay %v: ErrInvalidArgument, nothing queued", p.name, period), run: func(t *testing.T, e *badEnv) {
-				f, err := p.schedule(e.s, badNoop, 0, period)
+				f, err := p.schedule(e.s, nop, 0, period)
 				require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 				require.Nil(t, f)
 				e.nothingQueued(t)
@@ -455,7 +327,7 @@ func badRows() []badCase {
 		for _, initial := range []time.Duration{-time.Nanosecond, -10 * time.Hour, math.MinInt64} {
 			add(badCase{name: fmt.Sprintf("%s/initial delay %v: one run now, no catch-up burst", p.name, initial), run: func(t *testing.T, e *badEnv) {
 				var ran atomic.Int32
-				f, err := p.schedule(e.s, badCounter(&ran), initial, time.Hour)
+				f, err := p.schedule(e.s, countRuns(&ran), initial, time.Hour)
 				require.NoError(t, err)
 				require.NoError(t, e.s.AwaitIdle(e.ctx))
 				require.Equal(t, int32(1), ran.Load())
@@ -466,7 +338,7 @@ func badRows() []badCase {
 		}
 		add(badCase{name: p.name + "/initial delay MaxInt64: never due", run: func(t *testing.T, e *badEnv) {
 			var ran atomic.Int32
-			f, err := p.schedule(e.s, badCounter(&ran), math.MaxInt64, time.Nanosecond)
+			f, err := p.schedule(e.s, countRuns(&ran), math.MaxInt64, time.Nanosecond)
 			require.NoError(t, err)
 			e.settle(t, 1000*time.Hour)
 			require.Zero(t, ran.Load())
@@ -475,12 +347,12 @@ func badRows() []badCase {
 		add(badCase{name: p.name + "/period MaxInt64: runs once, next run far away", run: func(t *testing.T, e *badEnv) {
 			e.settle(t, time.Hour) // next run time now+MaxInt64 wraps
 			var ran, near atomic.Int32
-			f, err := p.schedule(e.s, badCounter(&ran), time.Minute, math.MaxInt64)
+			f, err := p.schedule(e.s, countRuns(&ran), time.Minute, math.MaxInt64)
 			require.NoError(t, err)
 			e.settle(t, time.Minute)
 			require.Equal(t, int32(1), ran.Load())
 			require.Positive(t, f.Delay())
-			_, err = e.s.Schedule(badCounter(&near), time.Minute)
+			_, err = e.s.Schedule(countRuns(&near), time.Minute)
 			require.NoError(t, err)
 			e.settle(t, 1000*time.Hour)
 			require.Equal(t, int32(1), ran.Load())
@@ -491,36 +363,36 @@ func badRows() []badCase {
 
 	// --- callables --------------------------------------------------------
 	add(badCase{name: "ScheduleCallable/nil scheduler: ErrInvalidArgument", run: func(t *testing.T, e *badEnv) {
-		f, err := scheduler.ScheduleCallable(nil, badCallable, 0)
+		f, err := scheduler.ScheduleCallable(nil, return42, 0)
 		require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 		require.Nil(t, f)
 	}})
 	add(badCase{name: "SubmitCallable/nil scheduler: ErrInvalidArgument", run: func(t *testing.T, e *badEnv) {
-		f, err := scheduler.SubmitCallable(nil, badCallable)
+		f, err := scheduler.SubmitCallable(nil, return42)
 		require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 		require.Nil(t, f)
 	}})
 	add(badCase{name: "ScheduleCallable/delay MinInt64 and MaxInt64: now, and never", run: func(t *testing.T, e *badEnv) {
-		now, err := scheduler.ScheduleCallable(e.s, badCallable, math.MinInt64)
+		now, err := scheduler.ScheduleCallable(e.s, return42, math.MinInt64)
 		require.NoError(t, err)
-		never, err := scheduler.ScheduleCallable(e.s, badCallable, math.MaxInt64)
+		never, err := scheduler.ScheduleCallable(e.s, return42, math.MaxInt64)
 		require.NoError(t, err)
 		v, err := now.Get(e.ctx)
 		require.NoError(t, err)
 		require.Equal(t, 42, v)
 		e.settle(t, 1000*time.Hour)
-		_, err = never.Get(badDone())
+		_, err = never.Get(doneCtx())
 		require.ErrorIs(t, err, context.Canceled)
 	}})
 
 	// --- InvokeAll / InvokeAny --------------------------------------------
 	add(badCase{name: "InvokeAll/nil scheduler: ErrInvalidArgument", run: func(t *testing.T, e *badEnv) {
-		fs, err := scheduler.InvokeAll(e.ctx, nil, []scheduler.Callable[int]{badCallable})
+		fs, err := scheduler.InvokeAll(e.ctx, nil, []scheduler.Callable[int]{return42})
 		require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 		require.Nil(t, fs)
 	}})
 	add(badCase{name: "InvokeAll/a nil element among good ones: ErrInvalidArgument, nothing scheduled", run: func(t *testing.T, e *badEnv) {
-		fs, err := scheduler.InvokeAll(e.ctx, e.s, []scheduler.Callable[int]{badCallable, nil, badCallable})
+		fs, err := scheduler.InvokeAll(e.ctx, e.s, []scheduler.Callable[int]{return42, nil, return42})
 		require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 		require.Nil(t, fs)
 		e.nothingQueued(t)
@@ -538,10 +410,10 @@ func badRows() []badCase {
 	}
 	add(badCase{name: "InvokeAll/ctx already canceled: ctx.Err(), every future done", run: func(t *testing.T, e *badEnv) {
 		started := make(chan struct{})
-		blocker, err := e.s.Submit(badBlocker(started)) // the callables stay queued
+		blocker, err := e.s.Submit(blockUntilCanceled(started)) // the callables stay queued
 		require.NoError(t, err)
 		<-started
-		fs, err := scheduler.InvokeAll(badDone(), e.s, []scheduler.Callable[int]{badCallable, badCallable})
+		fs, err := scheduler.InvokeAll(doneCtx(), e.s, []scheduler.Callable[int]{return42, return42})
 		require.ErrorIs(t, err, context.Canceled)
 		require.Len(t, fs, 2)
 		for _, f := range fs {
@@ -552,8 +424,8 @@ func badRows() []badCase {
 	}})
 	add(badCase{name: "InvokeAll/callables that fail and panic: each future holds its outcome", run: func(t *testing.T, e *badEnv) {
 		fs, err := scheduler.InvokeAll(e.ctx, e.s, []scheduler.Callable[int]{
-			badCallable,
-			func(context.Context) (int, error) { return 0, badTaskErr },
+			return42,
+			func(context.Context) (int, error) { return 0, errBoom },
 			func(context.Context) (int, error) { panic("bad: callable panics") },
 		})
 		require.NoError(t, err)
@@ -561,14 +433,14 @@ func badRows() []badCase {
 		require.NoError(t, err)
 		require.Equal(t, 42, v)
 		_, err = fs[1].Get(e.ctx)
-		require.ErrorIs(t, err, badTaskErr)
+		require.ErrorIs(t, err, errBoom)
 		_, err = fs[2].Get(e.ctx)
 		var pe *scheduler.PanicError
 		require.ErrorAs(t, err, &pe)
 		require.Equal(t, "bad: callable panics", pe.Value)
 	}})
 	add(badCase{name: "InvokeAny/nil scheduler: ErrInvalidArgument", run: func(t *testing.T, e *badEnv) {
-		_, err := scheduler.InvokeAny(e.ctx, nil, []scheduler.Callable[int]{badCallable})
+		_, err := scheduler.InvokeAny(e.ctx, nil, []scheduler.Callable[int]{return42})
 		require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 	}})
 	for _, c := range []struct {
@@ -578,7 +450,7 @@ func badRows() []badCase {
 		{"nil list", nil},
 		{"empty list", []scheduler.Callable[int]{}},
 		{"[nil]", []scheduler.Callable[int]{nil}},
-		{"[ok, nil]", []scheduler.Callable[int]{badCallable, nil}},
+		{"[ok, nil]", []scheduler.Callable[int]{return42, nil}},
 	} {
 		fns := c.fns
 		add(badCase{name: "InvokeAny/" + c.name + ": ErrInvalidArgument, nothing scheduled", run: func(t *testing.T, e *badEnv) {
@@ -590,10 +462,10 @@ func badRows() []badCase {
 	}
 	add(badCase{name: "InvokeAny/ctx already canceled: ctx.Err(), the tasks canceled", run: func(t *testing.T, e *badEnv) {
 		started := make(chan struct{})
-		blocker, err := e.s.Submit(badBlocker(started))
+		blocker, err := e.s.Submit(blockUntilCanceled(started))
 		require.NoError(t, err)
 		<-started
-		v, err := scheduler.InvokeAny(badDone(), e.s, []scheduler.Callable[int]{badCallable})
+		v, err := scheduler.InvokeAny(doneCtx(), e.s, []scheduler.Callable[int]{return42})
 		require.ErrorIs(t, err, context.Canceled)
 		require.Zero(t, v)
 		require.True(t, blocker.Cancel(true))
@@ -602,15 +474,15 @@ func badRows() []badCase {
 	}})
 	add(badCase{name: "InvokeAny/all fail or panic: the error wraps one of theirs", run: func(t *testing.T, e *badEnv) {
 		_, err := scheduler.InvokeAny(e.ctx, e.s, []scheduler.Callable[int]{
-			func(context.Context) (int, error) { return 0, badTaskErr },
-			func(context.Context) (int, error) { panic(badTaskErr) },
+			func(context.Context) (int, error) { return 0, errBoom },
+			func(context.Context) (int, error) { panic(errBoom) },
 		})
-		require.ErrorIs(t, err, badTaskErr)
+		require.ErrorIs(t, err, errBoom)
 	}})
 
 	// --- ScheduledFuture / Future ------------------------------------------
 	add(badCase{name: "Cancel/after the run: false, outcome kept", run: func(t *testing.T, e *badEnv) {
-		f, err := scheduler.SubmitCallable(e.s, badCallable)
+		f, err := scheduler.SubmitCallable(e.s, return42)
 		require.NoError(t, err)
 		_, err = f.Get(e.ctx)
 		require.NoError(t, err)
@@ -618,28 +490,28 @@ func badRows() []badCase {
 			require.False(t, f.Cancel(interrupt))
 		}
 		require.False(t, f.IsCanceled())
-		v, err := f.Get(badDone()) // a done future answers even with an ended ctx
+		v, err := f.Get(doneCtx()) // a done future answers even with an ended ctx
 		require.NoError(t, err)
 		require.Equal(t, 42, v)
 	}})
 	add(badCase{name: "Cancel/twice: true, then false", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.ScheduleAtFixedRate(badNoop, time.Hour, time.Hour)
+		f, err := e.s.ScheduleAtFixedRate(nop, time.Hour, time.Hour)
 		require.NoError(t, err)
 		require.True(t, f.Cancel(true))
 		require.False(t, f.Cancel(true))
 		require.False(t, f.Cancel(false))
-		require.ErrorIs(t, f.Wait(badDone()), scheduler.ErrCanceled)
+		require.ErrorIs(t, f.Wait(doneCtx()), scheduler.ErrCanceled)
 		require.Equal(t, uint64(1), e.s.Stats().Canceled)
 	}})
 	add(badCase{name: "Cancel/after a failed run: false, the error kept", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.ScheduleWithFixedDelay(func(context.Context) error { return badTaskErr }, 0, time.Hour)
+		f, err := e.s.ScheduleWithFixedDelay(func(context.Context) error { return errBoom }, 0, time.Hour)
 		require.NoError(t, err)
-		require.ErrorIs(t, f.Wait(e.ctx), badTaskErr)
+		require.ErrorIs(t, f.Wait(e.ctx), errBoom)
 		require.False(t, f.Cancel(true))
-		require.ErrorIs(t, f.Wait(e.ctx), badTaskErr)
+		require.ErrorIs(t, f.Wait(e.ctx), errBoom)
 	}})
 	add(badCase{name: "Cancel/of a task handed back by ShutdownNow: true", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, time.Hour)
+		f, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.Equal(t, []scheduler.ScheduledFuture{f}, e.s.ShutdownNow())
 		require.False(t, f.IsDone())
@@ -663,19 +535,19 @@ func badRows() []badCase {
 		require.ErrorIs(t, <-sawCtx, context.Canceled)
 	}})
 	add(badCase{name: "Wait and Get/ctx already canceled on a pending future: ctx.Err()", run: func(t *testing.T, e *badEnv) {
-		f, err := scheduler.ScheduleCallable(e.s, badCallable, time.Hour)
+		f, err := scheduler.ScheduleCallable(e.s, return42, time.Hour)
 		require.NoError(t, err)
-		require.ErrorIs(t, f.Wait(badDone()), context.Canceled)
-		_, err = f.Get(badDone())
+		require.ErrorIs(t, f.Wait(doneCtx()), context.Canceled)
+		_, err = f.Get(doneCtx())
 		require.ErrorIs(t, err, context.Canceled)
-		require.ErrorIs(t, f.Wait(badShortCtx(t)), context.DeadlineExceeded)
+		require.ErrorIs(t, f.Wait(shortCtx(t)), context.DeadlineExceeded)
 		require.False(t, f.IsDone())
 	}})
 	add(badCase{name: "Wait/from inside its own run: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
 		var self atomic.Pointer[scheduler.ScheduledFuture]
 		ready := make(chan struct{})
 		got := make(chan error, 1)
-		short := badShortCtx(t)
+		short := shortCtx(t)
 		f, err := e.s.Submit(func(context.Context) error {
 			<-ready
 			got <- (*self.Load()).Wait(short)
@@ -688,10 +560,10 @@ func badRows() []badCase {
 		require.NoError(t, f.Wait(e.ctx))
 	}})
 	add(badCase{name: "Done, Delay, Name, IsPeriodic/on a done and a canceled future: consistent, no panic", run: func(t *testing.T, e *badEnv) {
-		done, err := e.s.Submit(badNoop, scheduler.WithName("d"))
+		done, err := e.s.Submit(nop, scheduler.WithName("d"))
 		require.NoError(t, err)
 		require.NoError(t, done.Wait(e.ctx))
-		canceled, err := e.s.ScheduleAtFixedRate(badNoop, time.Hour, time.Hour)
+		canceled, err := e.s.ScheduleAtFixedRate(nop, time.Hour, time.Hour)
 		require.NoError(t, err)
 		require.True(t, canceled.Cancel(false))
 		for _, f := range []scheduler.ScheduledFuture{done, canceled} {
@@ -709,7 +581,7 @@ func badRows() []badCase {
 
 	// --- Shutdown, ShutdownNow, AwaitTermination, AwaitIdle ----------------
 	add(badCase{name: "Shutdown/twice, then ShutdownNow twice: harmless; the second ShutdownNow returns nothing", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, time.Hour)
+		f, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		e.s.Shutdown()
 		e.s.Shutdown()
@@ -723,26 +595,26 @@ func badRows() []badCase {
 	}})
 	add(badCase{name: "ShutdownNow/on a scheduler never used: empty, terminated at once", run: func(t *testing.T, e *badEnv) {
 		require.Empty(t, e.s.ShutdownNow())
-		require.NoError(t, e.s.AwaitTermination(badDone()))
+		require.NoError(t, e.s.AwaitTermination(doneCtx()))
 		require.True(t, e.s.IsTerminated())
 	}})
 	add(badCase{name: "AwaitTermination/before any shutdown: ctx.Err()", run: func(t *testing.T, e *badEnv) {
-		require.ErrorIs(t, e.s.AwaitTermination(badDone()), context.Canceled)
-		require.ErrorIs(t, e.s.AwaitTermination(badShortCtx(t)), context.DeadlineExceeded)
+		require.ErrorIs(t, e.s.AwaitTermination(doneCtx()), context.Canceled)
+		require.ErrorIs(t, e.s.AwaitTermination(shortCtx(t)), context.DeadlineExceeded)
 		require.False(t, e.s.IsShutdown())
 	}})
 	add(badCase{name: "AwaitTermination/after termination with an ended ctx: nil", run: func(t *testing.T, e *badEnv) {
 		e.s.Shutdown()
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
-		require.NoError(t, e.s.AwaitTermination(badDone()))
+		require.NoError(t, e.s.AwaitTermination(doneCtx()))
 	}})
 	add(badCase{name: "AwaitTermination/a task that blocks until interrupted: ctx.Err() after Shutdown, nil after ShutdownNow", run: func(t *testing.T, e *badEnv) {
 		started := make(chan struct{})
-		f, err := e.s.Submit(badBlocker(started))
+		f, err := e.s.Submit(blockUntilCanceled(started))
 		require.NoError(t, err)
 		<-started
 		e.s.Shutdown()
-		require.ErrorIs(t, e.s.AwaitTermination(badShortCtx(t)), context.DeadlineExceeded)
+		require.ErrorIs(t, e.s.AwaitTermination(shortCtx(t)), context.DeadlineExceeded)
 		require.True(t, e.s.IsTerminating())
 		require.Empty(t, e.s.ShutdownNow()) // cancels the task's ctx: it returns
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
@@ -750,7 +622,7 @@ func badRows() []badCase {
 	}})
 	add(badCase{name: "AwaitTermination/from inside a task: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
 		got := make(chan error, 1)
-		short := badShortCtx(t)
+		short := shortCtx(t)
 		f, err := e.s.Submit(func(context.Context) error {
 			e.s.Shutdown()
 			got <- e.s.AwaitTermination(short)
@@ -774,12 +646,12 @@ func badRows() []badCase {
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
 	}})
 	add(badCase{name: "AwaitIdle/ctx already canceled: ctx.Err() at once, even when idle", run: func(t *testing.T, e *badEnv) {
-		require.ErrorIs(t, e.s.AwaitIdle(badDone()), context.Canceled)
+		require.ErrorIs(t, e.s.AwaitIdle(doneCtx()), context.Canceled)
 		require.NoError(t, e.s.AwaitIdle(e.ctx))
 	}})
 	add(badCase{name: "AwaitIdle/from inside a task: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
 		got := make(chan error, 1)
-		short := badShortCtx(t)
+		short := shortCtx(t)
 		f, err := e.s.Submit(func(context.Context) error {
 			got <- e.s.AwaitIdle(short)
 			return nil
@@ -799,7 +671,7 @@ func badRows() []badCase {
 		e.s.SetRejectionPolicy(scheduler.DiscardPolicy)
 		e.s.SetRejectionPolicy(nil)
 		e.s.Shutdown()
-		_, err := e.s.Submit(badNoop)
+		_, err := e.s.Submit(nop)
 		require.ErrorIs(t, err, scheduler.ErrRejected)
 	}})
 	for _, n := range []int{0, -1, math.MinInt} {
@@ -809,7 +681,7 @@ func badRows() []badCase {
 		}})
 	}
 	add(badCase{name: "SetCorePoolSize/huge: at most one new worker per queued task", run: func(t *testing.T, e *badEnv) {
-		_, err := e.s.Schedule(badNoop, time.Hour)
+		_, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.NoError(t, e.s.SetCorePoolSize(math.MaxInt))
 		require.LessOrEqual(t, e.s.Stats().PoolSize, 2)
@@ -827,7 +699,7 @@ func badRows() []badCase {
 		require.Equal(t, 3, e.s.Stats().PoolSize)
 	}})
 	add(badCase{name: "Set*Policy/after Shutdown: applied at once, getters agree", run: func(t *testing.T, e *badEnv) {
-		one, err := e.s.Schedule(badNoop, time.Hour)
+		one, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		e.s.Shutdown()
 		e.s.SetRemoveOnCancelPolicy(true)
@@ -848,11 +720,11 @@ func badRows() []badCase {
 		add(badCase{name: pol.name + "/after Shutdown: discards; the future is returned canceled, no error",
 			opts: []scheduler.Option{scheduler.WithRejectionPolicy(pol.p)},
 			run: func(t *testing.T, e *badEnv) {
-				queued, err := e.s.Schedule(badNoop, time.Hour)
+				queued, err := e.s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
 				e.s.Shutdown()
 				var ran atomic.Int32
-				f, err := e.s.Submit(badCounter(&ran))
+				f, err := e.s.Submit(countRuns(&ran))
 				require.NoError(t, err)
 				require.True(t, f.IsCanceled())
 				require.Zero(t, ran.Load())
@@ -863,7 +735,7 @@ func badRows() []badCase {
 	add(badCase{name: "CallerRunsPolicy/queue full, the task panics: recovered in the caller, *PanicError",
 		opts: []scheduler.Option{scheduler.WithRejectionPolicy(scheduler.CallerRunsPolicy), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			_, err := e.s.Schedule(badNoop, time.Hour)
+			_, err := e.s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			f, err := e.s.Submit(func(context.Context) error { panic("bad: in the caller") })
 			require.NoError(t, err)
@@ -875,10 +747,10 @@ func badRows() []badCase {
 	add(badCase{name: "DiscardOldestPolicy/queue full of canceled tasks: the oldest canceled one gives way",
 		opts: []scheduler.Option{scheduler.WithRejectionPolicy(scheduler.DiscardOldestPolicy), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			old, err := e.s.Schedule(badNoop, time.Hour)
+			old, err := e.s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			require.True(t, old.Cancel(false)) // stays queued: remove-on-cancel is off
-			f, err := e.s.Schedule(badNoop, 2*time.Hour)
+			f, err := e.s.Schedule(nop, 2*time.Hour)
 			require.NoError(t, err)
 			require.Equal(t, []scheduler.ScheduledFuture{f}, e.s.Queue())
 			require.False(t, f.IsDone())
@@ -887,7 +759,7 @@ func badRows() []badCase {
 	add(badCase{name: "WithRemoveOnCancel(true)/Cancel twice and Remove after: true, false, false",
 		opts: []scheduler.Option{scheduler.WithRemoveOnCancel(true)},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := e.s.ScheduleAtFixedRate(badNoop, time.Hour, time.Hour)
+			f, err := e.s.ScheduleAtFixedRate(nop, time.Hour, time.Hour)
 			require.NoError(t, err)
 			require.True(t, f.Cancel(true))
 			require.False(t, f.Cancel(true))
@@ -905,9 +777,9 @@ func badRows() []badCase {
 		require.False(t, e.s.Remove(f))
 	}})
 	add(badCase{name: "Remove/a foreign ScheduledFuture: false", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, time.Hour)
+		f, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
-		require.False(t, e.s.Remove(badForeignFuture{f}))
+		require.False(t, e.s.Remove(foreignFuture{f}))
 		require.Equal(t, 1, e.s.Stats().Queued)
 	}})
 	add(badCase{name: "Remove/another scheduler's future: false, left queued there", run: func(t *testing.T, e *badEnv) {
@@ -917,24 +789,24 @@ func badRows() []badCase {
 			other.ShutdownNow()
 			require.NoError(t, other.AwaitTermination(e.ctx))
 		}()
-		f, err := other.Schedule(badNoop, time.Hour)
+		f, err := other.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.False(t, e.s.Remove(f))
 		require.Equal(t, []scheduler.ScheduledFuture{f}, other.Queue())
 	}})
 	add(badCase{name: "Remove/twice, and of a done future: true, then false", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, time.Hour)
+		f, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.True(t, e.s.Remove(f))
 		require.False(t, e.s.Remove(f))
 		require.False(t, f.IsDone(), "Remove does not cancel")
-		done, err := e.s.Submit(badNoop)
+		done, err := e.s.Submit(nop)
 		require.NoError(t, err)
 		require.NoError(t, done.Wait(e.ctx))
 		require.False(t, e.s.Remove(done))
 	}})
 	add(badCase{name: "Remove and Purge/after ShutdownNow: nothing left to remove", run: func(t *testing.T, e *badEnv) {
-		f, err := e.s.Schedule(badNoop, time.Hour)
+		f, err := e.s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		require.True(t, f.Cancel(false))
 		e.s.ShutdownNow()
@@ -957,7 +829,7 @@ func badRows() []badCase {
 		require.ErrorAs(t, f.Wait(e.ctx), &pe)
 		require.Equal(t, "bad: boom", pe.Value)
 		require.NotEmpty(t, pe.Stack)
-		e.log.requireError(t, "boomer", "bad: boom")
+		e.log.requireErrorRecord(t, "boomer", "bad: boom")
 		require.NoError(t, e.s.AwaitIdle(e.ctx)) // the run is counted after its future completes, as in the JDK
 		st := e.s.Stats()
 		require.Equal(t, uint64(1), st.Panicked)
@@ -980,7 +852,7 @@ func badRows() []badCase {
 		require.ErrorAs(t, f.Wait(e.ctx), &pe)
 		e.settle(t, time.Hour)
 		require.Equal(t, int32(1), ran.Load())
-		e.log.requireError(t, "ticker", "bad: tick")
+		e.log.requireErrorRecord(t, "ticker", "bad: tick")
 	}})
 	add(badCase{name: "periodic task panics with ContinueOnError: keeps running", run: func(t *testing.T, e *badEnv) {
 		var ran atomic.Int32
@@ -1021,7 +893,7 @@ func badRows() []badCase {
 			})},
 			run: func(t *testing.T, e *badEnv) {
 				var ran atomic.Int32
-				f, err := e.s.Submit(badCounter(&ran), scheduler.WithName("victim"))
+				f, err := e.s.Submit(countRuns(&ran), scheduler.WithName("victim"))
 				require.NoError(t, err)
 				var pe *scheduler.PanicError
 				require.ErrorAs(t, f.Wait(e.ctx), &pe)
@@ -1029,7 +901,7 @@ func badRows() []badCase {
 				require.Zero(t, ran.Load())
 				require.NoError(t, e.s.AwaitIdle(e.ctx))
 				require.Zero(t, after.Load(), "AfterExecute is not called when BeforeExecute panicked")
-				e.log.requireError(t, "BeforeExecute", "bad: before")
+				e.log.requireErrorRecord(t, "BeforeExecute", "bad: before")
 			}})
 	}
 	add(badCase{name: "Hooks.AfterExecute panics: the run's outcome stays",
@@ -1037,13 +909,13 @@ func badRows() []badCase {
 			AfterExecute: func(scheduler.ScheduledFuture, error) { panic("bad: after") },
 		})},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := scheduler.SubmitCallable(e.s, badCallable)
+			f, err := scheduler.SubmitCallable(e.s, return42)
 			require.NoError(t, err)
 			v, err := f.Get(e.ctx)
 			require.NoError(t, err)
 			require.Equal(t, 42, v)
 			require.NoError(t, e.s.AwaitIdle(e.ctx))
-			e.log.requireError(t, "AfterExecute", "bad: after")
+			e.log.requireErrorRecord(t, "AfterExecute", "bad: after")
 		}})
 	add(badCase{name: "Hooks.Terminated panics: AwaitTermination still returns nil",
 		opts: []scheduler.Option{scheduler.WithHooks(scheduler.Hooks{
@@ -1053,7 +925,7 @@ func badRows() []badCase {
 			e.s.Shutdown()
 			require.NoError(t, e.s.AwaitTermination(e.ctx))
 			require.True(t, e.s.IsTerminated())
-			e.log.requireError(t, "Terminated", "bad: terminated")
+			e.log.requireErrorRecord(t, "Terminated", "bad: terminated")
 		}})
 	{
 		var calls atomic.Int32
@@ -1065,13 +937,13 @@ func badRows() []badCase {
 				return task
 			})},
 			run: func(t *testing.T, e *badEnv) {
-				f, err := e.s.Submit(badNoop)
+				f, err := e.s.Submit(nop)
 				require.ErrorIs(t, err, scheduler.ErrRejected)
 				var pe *scheduler.PanicError
 				require.ErrorAs(t, err, &pe)
 				require.Nil(t, f)
 				e.nothingQueued(t)
-				e.log.requireError(t, "decorator", "bad: decorator")
+				e.log.requireErrorRecord(t, "decorator", "bad: decorator")
 			}})
 	}
 	{
@@ -1084,18 +956,18 @@ func badRows() []badCase {
 				return task
 			})},
 			run: func(t *testing.T, e *badEnv) {
-				f, err := scheduler.SubmitCallable(e.s, badCallable)
+				f, err := scheduler.SubmitCallable(e.s, return42)
 				require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 				require.Nil(t, f)
 				e.nothingQueued(t)
 			}})
 	}
 	add(badCase{name: "RejectionPolicy panics: ErrRejected wrapping the *PanicError, future canceled",
-		opts: []scheduler.Option{scheduler.WithRejectionPolicy(badPanickingPolicy{}), scheduler.WithMaxQueueSize(1)},
+		opts: []scheduler.Option{scheduler.WithRejectionPolicy(panickingPolicy{}), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			_, err := e.s.Schedule(badNoop, time.Hour)
+			_, err := e.s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
-			f, err := e.s.Schedule(badNoop, time.Hour)
+			f, err := e.s.Schedule(nop, time.Hour)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			var pe *scheduler.PanicError
 			require.ErrorAs(t, err, &pe)
@@ -1104,22 +976,22 @@ func badRows() []badCase {
 			require.Equal(t, 1, st.Queued)
 			require.Equal(t, uint64(1), st.Rejected)
 			require.Equal(t, uint64(1), st.Canceled)
-			e.log.requireError(t, "rejection policy", "bad: policy panics")
+			e.log.requireErrorRecord(t, "rejection policy", "bad: policy panics")
 			e.clear()
 		}})
 	{
-		p := &badIdlePolicy{}
+		p := &recordingPolicy{}
 		add(badCase{name: "RejectionPolicy does nothing and returns nil: the future is returned done and canceled",
 			opts: []scheduler.Option{scheduler.WithRejectionPolicy(p), scheduler.WithMaxQueueSize(1)},
 			run: func(t *testing.T, e *badEnv) {
-				_, err := e.s.Schedule(badNoop, time.Hour)
+				_, err := e.s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
-				f, err := e.s.Schedule(badNoop, time.Hour)
+				f, err := e.s.Schedule(nop, time.Hour)
 				require.NoError(t, err)
 				require.NotNil(t, f)
 				require.True(t, f.IsCanceled(), "no future is left pending (R-15)")
 				require.ErrorIs(t, f.Wait(e.ctx), scheduler.ErrCanceled)
-				require.Equal(t, int32(1), p.seen.Load())
+				require.Equal(t, 1, p.got.len())
 				e.clear()
 			}})
 	}
@@ -1131,13 +1003,13 @@ func badRows() []badCase {
 func TestBadInput(t *testing.T) {
 	for _, c := range badRows() {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), badGuard)
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 			defer cancel()
-			log := &badLog{}
-			clk := schedulertest.NewManualClock(time.Unix(0, 0))
+			logger, log := newLogger()
+			clk := schedulertest.NewManualClock(epoch)
 			opts := append([]scheduler.Option{
 				scheduler.WithClock(clk),
-				scheduler.WithLogger(slog.New(slog.NewTextHandler(log, nil))),
+				scheduler.WithLogger(logger),
 			}, c.opts...)
 			s, err := scheduler.New(max(c.pool, 1), opts...)
 			require.NoError(t, err)
@@ -1154,7 +1026,7 @@ func TestBadInput(t *testing.T) {
 
 			// Follow-up: the scheduler still works, or still rejects.
 			var ran atomic.Int32
-			f, err := s.Submit(badCounter(&ran))
+			f, err := s.Submit(countRuns(&ran))
 			if s.IsShutdown() {
 				if err == nil { // a discarding policy: the future comes back canceled
 					require.True(t, f.IsCanceled(), "follow-up after shutdown")

@@ -353,43 +353,53 @@ type entryPoint struct {
 	submit func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error)
 }
 
-// entryPoints lists every entry point that submits a task. The delayed ones
-// use a one-minute delay; Invoke* submit one callable due now and wait for
-// it, at most waitLimit.
-var entryPoints = []entryPoint{
-	{"Schedule", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Schedule(task, time.Minute)
-	}},
-	{"ScheduleAtFixedRate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleAtFixedRate(task, time.Minute, time.Minute)
-	}},
-	{"ScheduleWithFixedDelay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.ScheduleWithFixedDelay(task, time.Minute, time.Minute)
-	}},
-	{"Execute", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return nil, s.Execute(task)
-	}},
-	{"Submit", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return s.Submit(task)
-	}},
-	{"ScheduleCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return asScheduledFuture(scheduler.ScheduleCallable(s, asCallable(task), time.Minute))
-	}},
-	{"SubmitCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		return asScheduledFuture(scheduler.SubmitCallable(s, asCallable(task)))
-	}},
-	{"InvokeAll", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		_, err := scheduler.InvokeAll(ctx, s, []scheduler.Callable[int]{asCallable(task)})
-		return nil, err
-	}},
-	{"InvokeAny", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		_, err := scheduler.InvokeAny(ctx, s, []scheduler.Callable[int]{asCallable(task)})
-		return nil, err
-	}},
+// entryPoints lists every entry point that submits a task, with a
+// one-minute delay and period.
+var entryPoints = entryPointsAt(time.Minute, time.Minute)
+
+// entryPointsAt lists every entry point that submits a task: the delayed
+// ones with the given initial delay (and period, for the periodic ones);
+// Invoke* submit one callable due now and wait for it, at most waitLimit.
+// A nil task is passed on as nil. InvokeAll returns its first future.
+func entryPointsAt(delay, period time.Duration) []entryPoint {
+	return []entryPoint{
+		{"Schedule", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return s.Schedule(task, delay)
+		}},
+		{"ScheduleAtFixedRate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return s.ScheduleAtFixedRate(task, delay, period)
+		}},
+		{"ScheduleWithFixedDelay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return s.ScheduleWithFixedDelay(task, delay, period)
+		}},
+		{"Execute", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return nil, s.Execute(task)
+		}},
+		{"Submit", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return s.Submit(task)
+		}},
+		{"ScheduleCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return asScheduledFuture(scheduler.ScheduleCallable(s, asCallable(task), delay))
+		}},
+		{"SubmitCallable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			return asScheduledFuture(scheduler.SubmitCallable(s, asCallable(task)))
+		}},
+		{"InvokeAll", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			fs, err := scheduler.InvokeAll(ctx, s, []scheduler.Callable[int]{asCallable(task)})
+			if len(fs) == 0 {
+				return nil, err
+			}
+			return fs[0], err
+		}},
+		{"InvokeAny", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			_, err := scheduler.InvokeAny(ctx, s, []scheduler.Callable[int]{asCallable(task)})
+			return nil, err
+		}},
+	}
 }
 
 // countingClock wraps a Clock and counts what the scheduler asks of it. Every
