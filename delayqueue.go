@@ -34,6 +34,12 @@ type delayQueue struct {
 	// fine is the worker in the fine wait for the head, or nil (precise.go).
 	// It is not the leader: beside it, one worker may lead.
 	fine *worker
+	// margin is how long before the head is due the fine wait begins:
+	// preciseMargin, set by init; tests lengthen it.
+	margin int64
+	// onFineWait, if set (tests only), is called under mu as a fine wait
+	// begins.
+	onFineWait func()
 
 	// leader is the one worker in a timed wait for the head, or nil. A
 	// worker that finds a leader waits untimed in followers.
@@ -54,6 +60,7 @@ func (q *delayQueue) init(clock Clock) {
 	q.clock = clock
 	_, q.systemClock = clock.(systemClock)
 	q.origin = clock.Now()
+	q.margin = int64(preciseMargin)
 }
 
 // now returns the clock's time in nanoseconds since q.origin: the unit of

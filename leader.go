@@ -59,11 +59,11 @@ func (q *delayQueue) takeLocked(w *worker) *futureTask {
 	case d <= 0:
 		w.taken = now // the run's Started (RunInfo), at no extra clock read
 		return q.pollLocked()
-	case q.fine == nil && d <= int64(preciseMargin) && q.preciseLocked():
+	case q.fine == nil && d <= q.margin && q.preciseLocked():
 		q.fineWaitLocked(w)
 	case q.leader != nil:
 		q.followLocked()
-	case q.fine != nil && d <= int64(preciseMargin):
+	case q.fine != nil && d <= q.margin:
 		q.followLocked() // the fine waiter re-reads the head at every step
 	default:
 		q.leadLocked(w, head.when, now)
@@ -81,12 +81,12 @@ func (q *delayQueue) followLocked() {
 
 // leadLocked makes w the leader and waits until the head, due at when, is
 // due or w is woken. now is the clock reading the caller found the head not
-// yet due with. With precise timing the wait ends preciseMargin early, and
+// yet due with. With precise timing the wait ends q.margin early, and
 // the caller's next take finishes it in the fine wait (precise.go).
 func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	q.leader = w
-	if q.precise && when-now > int64(preciseMargin) && q.preciseLocked() {
-		when -= int64(preciseMargin)
+	if q.precise && when-now > q.margin && q.preciseLocked() {
+		when -= q.margin
 	}
 	delay := when - now
 	if w.timer == nil {

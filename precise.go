@@ -11,7 +11,7 @@ import (
 //
 // Go's runtime timers wake late on Linux, by up to about a millisecond: the
 // netpoller blocks in epoll_wait, whose timeout is in whole milliseconds.
-// With precise timing on, the leader arms its timer preciseMargin before the
+// With precise timing on, the leader arms its timer a margin before the
 // head is due, and the worker that wakes finishes the last stretch in the
 // fine wait below: short high-resolution sleeps (nanosleep, whose only
 // lateness is the kernel's timer slack, 50 µs by default) until the head is
@@ -84,6 +84,9 @@ func (q *delayQueue) preciseLocked() bool {
 // counted as parked: it is about to run the head.
 func (q *delayQueue) fineWaitLocked(w *worker) {
 	q.fine = w
+	if q.onFineWait != nil {
+		q.onFineWait()
+	}
 	for !q.preciseOff {
 		head := q.heap.peek()
 		if head == nil {
@@ -91,7 +94,7 @@ func (q *delayQueue) fineWaitLocked(w *worker) {
 		}
 		now := q.now()
 		d := head.when - now
-		if d <= 0 || d > int64(preciseMargin) {
+		if d <= 0 || d > q.margin {
 			break
 		}
 		q.mu.Unlock()

@@ -1,0 +1,235 @@
+package scheduler
+
+// Precise timing, seen from inside: the fine wait never starts a task
+// early, does not hold up a new head, and turns itself off where a real
+// sleep means nothing (a manual clock, a synctest bubble). How precise it
+// is, is measured in bench_test.go (BenchmarkPreciseLateness), never here.
+// The behavioural suite also runs with it on in a bubble (clocksuite_test.go,
+// driver synctest+precise).
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// preciseNew returns a scheduler on the system clock with precise timing
+// on, shut down when the test ends. margin, if not 0, replaces
+// preciseMargin, so that a fine wait lasts long enough to act during it.
+// fineWaits, if not nil, receives a value as each fine wait begins.
+func preciseNew(t *testing.T, pool int, margin time.Duration, fineWaits chan<- struct{}, opts ...Option) *Scheduler {
+	t.Helper()
+	s, err := New(pool, append([]Option{WithPreciseTiming(true), WithLogger(internalQuiet)}, opts...)...)
+	require.NoError(t, err)
+	if margin != 0 {
+		s.q.margin = int64(margin)
+	}
+	if fineWaits != nil {
+		s.q.onFineWait = func() {
+			select {
+			case fineWaits <- struct{}{}:
+			default:
+			}
+		}
+	}
+	t.Cleanup(func() {
+		s.ShutdownNow()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, s.AwaitTermination(ctx))
+	})
+	return s
+}
+
+// TestPreciseNeverEarly runs many one-shot tasks on the real clock with
+// precise timing on and checks, for each, that it started no earlier than
+// its due time by the scheduler's clock, and that a pool of one started
+// them in due order. It asserts no timing bound.
+func TestPreciseNeverEarly(t *testing.T) {
+	const tasks = 300
+	var (
+		mu   sync.Mutex
+		runs []RunInfo
+		done = make(chan struct{})
+	)
+	fineWaits := make(chan struct{}, 1)
+	s := preciseNew(t, 1, 0, fineWaits, WithHooks(Hooks{Observe: func(r RunInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		runs = append(runs, r)
+		if len(runs) == tasks {
+			close(done)
+		}
+	}}))
+	r := rand.New(rand.NewPCG(1, 2))
+	for range tasks {
+		_, err := s.Schedule(internalNoop, time.Duration(r.Int64N(int64(300*time.Millisecond))))
+		require.NoError(t, err)
+	}
+	<-done
+	requireReceived(t, fineWaits, "no fine wait happened: the test did not exercise precise timing")
+	mu.Lock()
+	defer mu.Unlock()
+	for i, run := range runs {
+		require.GreaterOrEqual(t, run.Started.Sub(run.Due), time.Duration(0), "run %d started before it was due", i)
+		if i > 0 {
+			require.False(t, run.Due.Before(runs[i-1].Due), "run %d started out of due order", i)
+		}
+	}
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	require.False(t, s.q.preciseOff, "precise timing turned itself off on the real clock")
+}
+
+// preciseRecv waits for a value on ch, failing the test after a long
+// real-time limit (a hang is a bug).
+func preciseRecv(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-internalCtx(t).Done():
+		require.Fail(t, "no fine wait began")
+	}
+}
+
+// requireReceived fails the test unless ch holds a value.
+func requireReceived(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	default:
+		require.Fail(t, msg)
+	}
+}
+
+// preciseFar is the due time of a task a fine wait is made to wait for:
+// far enough that, on any machine, what the test does meanwhile happens
+// first. The margin is longer still, so the fine wait begins at once.
+const (
+	preciseFar        = 5 * time.Second
+	preciseLongMargin = time.Minute
+)
+
+// TestPreciseNewDueHeadNotHeldUp: while one worker is in the fine wait for
+// a task due in preciseFar, a task submitted to run now is taken by the
+// other worker at once, not after the fine wait.
+func TestPreciseNewDueHeadNotHeldUp(t *testing.T) {
+	fineWaits := make(chan struct{}, 1)
+	s := preciseNew(t, 2, preciseLongMargin, fineWaits)
+	far, err := s.Schedule(internalNoop, preciseFar)
+	require.NoError(t, err)
+	preciseRecv(t, fineWaits)
+	now, err := s.Submit(internalNoop)
+	require.NoError(t, err)
+	require.NoError(t, now.Wait(internalCtx(t)))
+	require.False(t, far.IsDone(), "the far task ran before the one submitted after it")
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	require.NotNil(t, s.q.fine, "the fine wait for the far task ended before the new task ran")
+}
+
+// TestPreciseNewEarlierHeadNotHeldUp: with a pool of one, the only worker
+// is in the fine wait for a task due in preciseFar; a task queued to run
+// sooner is noticed by that worker between two steps and runs first.
+func TestPreciseNewEarlierHeadNotHeldUp(t *testing.T) {
+	fineWaits := make(chan struct{}, 1)
+	s := preciseNew(t, 1, preciseLongMargin, fineWaits)
+	far, err := s.Schedule(internalNoop, preciseFar)
+	require.NoError(t, err)
+	preciseRecv(t, fineWaits)
+	sooner, err := s.Schedule(internalNoop, 10*time.Millisecond)
+	require.NoError(t, err)
+	require.NoError(t, sooner.Wait(internalCtx(t)))
+	require.False(t, far.IsDone(), "the far task ran before the sooner one")
+}
+
+// TestPreciseFallsBackInBubble: inside a synctest bubble a real sleep does
+// not move time. The first fine wait notices, turns precise timing off, and
+// the task still runs exactly at its due time on the bubble's clock; later
+// waits arm the timer for the head's own time.
+func TestPreciseFallsBackInBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		s, err := New(1, WithPreciseTiming(true))
+		require.NoError(t, err)
+		var (
+			mu    sync.Mutex
+			ranAt []time.Duration
+		)
+		got := func() []time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]time.Duration(nil), ranAt...)
+		}
+		for _, d := range []time.Duration{time.Second, 2 * time.Second} {
+			_, err := s.Schedule(func(context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				ranAt = append(ranAt, time.Since(start))
+				return nil
+			}, d)
+			require.NoError(t, err)
+		}
+		time.Sleep(time.Second + time.Millisecond)
+		synctest.Wait()
+		require.Equal(t, []time.Duration{time.Second}, got())
+		s.q.mu.Lock()
+		require.True(t, s.q.preciseOff, "the fine wait did not notice the bubble")
+		require.NotNil(t, s.q.leader)
+		require.Equal(t, s.q.heap.peek().when, s.q.leader.deadline, "after the fallback the timer waits for the head itself")
+		s.q.mu.Unlock()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		require.Equal(t, []time.Duration{time.Second, 2 * time.Second}, got())
+		s.ShutdownNow()
+		require.NoError(t, s.AwaitTermination(context.Background()))
+	})
+}
+
+// TestPreciseNoEffectWithManualClock: with a clock other than the system
+// clock the leader's timer is armed for the head's time, no fine wait
+// happens, and the task runs when the clock reaches its time, not before.
+func TestPreciseNoEffectWithManualClock(t *testing.T) {
+	clk := newInternalClock()
+	s := internalNew(t, 1, clk, WithPreciseTiming(true))
+	s.q.onFineWait = func() { t.Error("a fine wait began on a manual clock") }
+	f, err := s.Schedule(internalNoop, time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, s.AwaitIdle(internalCtx(t)))
+	n, dues := clk.armed()
+	require.Equal(t, 1, n)
+	require.Equal(t, []time.Duration{time.Hour}, dues, "the timer is armed for the head's own time")
+	clk.Advance(time.Hour - time.Nanosecond)
+	require.NoError(t, s.AwaitIdle(internalCtx(t)))
+	require.False(t, f.IsDone(), "ran before its time")
+	clk.Advance(time.Nanosecond)
+	require.NoError(t, f.Wait(internalCtx(t)))
+}
+
+// TestPreciseOffChangesNothing: on the system clock, without the option,
+// the leader waits for the head's own time; with it, a margin earlier.
+func TestPreciseOffChangesNothing(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		s, err := New(1, WithPreciseTiming(on))
+		require.NoError(t, err)
+		s.q.onFineWait = func() { t.Error("a fine wait began for a task an hour away") }
+		_, err = s.Schedule(internalNoop, time.Hour)
+		require.NoError(t, err)
+		require.NoError(t, s.AwaitIdle(internalCtx(t)))
+		s.q.mu.Lock()
+		want := s.q.heap.peek().when
+		if on {
+			want -= int64(preciseMargin)
+		}
+		require.NotNil(t, s.q.leader)
+		require.Equal(t, want, s.q.leader.deadline, "precise %v", on)
+		s.q.mu.Unlock()
+		s.ShutdownNow()
+		require.NoError(t, s.AwaitTermination(internalCtx(t)))
+	}
+}
