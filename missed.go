@@ -1,7 +1,5 @@
 package scheduler
 
-import "time"
-
 // Missed runs: CoalesceMissed merges the runs of a fixed-rate or trigger
 // task that are already due when a worker takes it into one run (R-23,
 // Quartz's misfire "fire once now"). CatchUpMissed needs nothing here: the
@@ -35,43 +33,27 @@ func (s *Scheduler) coalesceMissed(t *futureTask, rec *runRecord) {
 
 // coalesceTrigger is coalesceMissed for a trigger task: it walks the
 // trigger from this run's due time while the next time has come by the
-// wall clock. A failing trigger stops the walk; the re-queue after the run
-// calls it again and fails the task.
+// wall clock. The first time it finds still ahead (or the end, or the
+// trigger's failure) is kept for the re-queue after the run, so a run
+// calls Next once, as under CatchUpMissed.
 func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
 	wallNow := s.q.wallNow()
 	due := rec.dueWall
-	for {
-		next, err := s.nextTriggerQuiet(t, due)
-		if err != nil || next.IsZero() || next.After(wallNow) {
-			break
-		}
+	next, err := s.nextTrigger(t, due)
+	for err == nil && !next.IsZero() && !next.After(wallNow) {
 		due = next
+		next, err = s.nextTrigger(t, due)
 	}
+	// Read back only by this worker, in reExecuteTrigger after the run.
+	t.ext.lookahead = triggerLookahead{next: next, err: err, ok: true}
 	if due.Equal(rec.dueWall) {
 		return
 	}
 	q := &s.q
 	q.mu.Lock()
 	rec.dueWall = due
-	rec.due = rec.started - int64(wallNow.Sub(due))
 	rec.jitter = 0
 	t.ext.dueWall = due
 	t.ext.offset = 0
 	q.mu.Unlock()
-}
-
-// nextTriggerQuiet is nextTrigger without logging a panic: a trigger that
-// panics while missed runs are merged is called again, and logged, when
-// the task is re-queued.
-func (s *Scheduler) nextTriggerQuiet(t *futureTask, after time.Time) (next time.Time, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			next, err = time.Time{}, newPanicError(r)
-		}
-	}()
-	next = t.ext.trigger.Next(after)
-	if !next.IsZero() && !next.After(after) {
-		return time.Time{}, ErrInvalidArgument
-	}
-	return next, nil
 }

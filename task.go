@@ -175,6 +175,10 @@ type taskExt struct {
 	// Per run; q.mu. They are written before each (re-)queue.
 	offset  int64     // this run's jitter: when = due + offset
 	dueWall time.Time // a trigger task's due time, exactly as Next returned it
+
+	// Per run of a trigger task, written and read only by the worker
+	// running it (missed.go, trigger.go).
+	lookahead triggerLookahead
 }
 
 // taskAux holds the done channel and the run context, both made lazily so a

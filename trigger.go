@@ -99,8 +99,13 @@ func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, erro
 // after this run's due time, ends it when there is none, or fails it when
 // the trigger fails.
 func (s *Scheduler) reExecuteTrigger(t *futureTask) {
-	// ext.dueWall is written only by this worker while the task runs.
-	next, err := s.nextTrigger(t, t.ext.dueWall)
+	// ext.dueWall and ext.lookahead are written only by this worker while
+	// the task runs.
+	next, err := t.ext.lookahead.next, t.ext.lookahead.err
+	if !t.ext.lookahead.ok {
+		next, err = s.nextTrigger(t, t.ext.dueWall)
+	}
+	t.ext.lookahead = triggerLookahead{}
 	switch {
 	case err != nil:
 		if t.complete(err) {
@@ -163,4 +168,12 @@ func (q *delayQueue) wallNow() time.Time {
 	// For the system clock, Round(0) drops the monotonic reading, so that
 	// Sub and Before against a trigger time compare wall readings.
 	return q.clock.Now().Round(0)
+}
+
+// triggerLookahead is the trigger's next time after a run's due time, found
+// by CoalesceMissed before the run and kept for the re-queue after it.
+type triggerLookahead struct {
+	next time.Time
+	err  error
+	ok   bool
 }
