@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -76,7 +77,9 @@ func ExampleScheduler_ScheduleAtFixedRate_catchUp() {
 // error: no silent death.
 func ExampleScheduler_ScheduleWithFixedDelay() {
 	clk := schedulertest.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	s, _ := scheduler.New(1, scheduler.WithClock(clk), scheduler.WithLogger(discardLogger()))
+	// The failed run is also logged; a discarding logger keeps the log out
+	// of this example's output.
+	s, _ := scheduler.New(1, scheduler.WithClock(clk), scheduler.WithLogger(slog.New(slog.DiscardHandler)))
 	defer s.ShutdownNow()
 	ctx := context.Background()
 
@@ -150,7 +153,9 @@ func ExampleScheduler_ShutdownNow() {
 // A panic in a task is recovered: the future holds a *PanicError and the
 // worker goes on.
 func ExamplePanicError() {
-	s, _ := scheduler.New(1, scheduler.WithLogger(discardLogger()))
+	// The panic is also logged; a discarding logger keeps the log out of
+	// this example's output.
+	s, _ := scheduler.New(1, scheduler.WithLogger(slog.New(slog.DiscardHandler)))
 	defer s.ShutdownNow()
 
 	f, _ := s.Submit(func(ctx context.Context) error { panic("boom") })

@@ -10,7 +10,7 @@ package scheduler
 //     (math.MinInt64, math.MaxInt64 and wrap-around) within the JDK's
 //     overflowFree rule: all queued times lie within MaxInt64 of each other.
 //
-//   - FuzzDelayQueue drives a real Scheduler with a pool of one on fzClock,
+//   - FuzzDelayQueue drives a real Scheduler with a pool of one on fakeClock,
 //     a small deterministic fake Clock (this package cannot import
 //     schedulertest: import cycle), and checks after every step that exactly
 //     the tasks a model says are due have run, in (due, submission) order,
@@ -105,8 +105,9 @@ func (m *fzHeapModel) delete(t *futureTask) {
 	m.ts = slices.Delete(m.ts, i, i+1)
 }
 
-// fzHeapCheck verifies the heap against the model and every task ever made:
-// heap order, inline keys, heap indexes, and -1 for tasks not queued.
+// fzHeapCheck verifies the heap (heapFault) and checks it against the model
+// and every task ever made: the model's order, every queued task's heap
+// index, and -1 for tasks not queued.
 func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel, all []*futureTask) {
 	t.Helper()
 	fail := func(format string, args ...any) {
@@ -116,35 +117,12 @@ func fzHeapCheck(t *testing.T, step int, op string, h *taskHeap, m *fzHeapModel,
 	if h.len() != len(m.ts) {
 		fail("heap holds %d tasks, model %d", h.len(), len(m.ts))
 	}
-	if cap(h.a) < len(h.a) {
-		fail("cap %d < len %d", cap(h.a), len(h.a))
+	if err := heapFault(h); err != nil {
+		fail("%v", err)
 	}
-	for i := range h.a {
-		e := &h.a[i]
-		if e.t == nil {
-			fail("slot %d holds no task", i)
-		}
-		if int(e.t.heapIndex) != i {
-			fail("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
-		}
-		if e.when != e.t.when || e.seq != e.t.seq {
-			fail("slot %d: inline key (%d, %d) differs from the task's (%d, %d)",
-				i, e.when, e.seq, e.t.when, e.t.seq)
-		}
-		if i > 0 {
-			p := (i - 1) / 2
-			if e.less(&h.a[p]) {
-				fail("heap order: slot %d (%d, %d) < its parent %d (%d, %d)",
-					i, e.when, e.seq, p, h.a[p].when, h.a[p].seq)
-			}
-			if m.cmp(e.t, h.a[p].t) < 0 {
-				fail("model order: slot %d sorts before its parent %d", i, p)
-			}
-		}
-	}
-	for _, x := range h.a[len(h.a):cap(h.a)] {
-		if x.t != nil {
-			fail("a slot beyond len still references a task (GC leak)")
+	for i := 1; i < h.len(); i++ {
+		if p := (i - 1) / 2; m.cmp(h.a[i].t, h.a[p].t) < 0 {
+			fail("model order: slot %d sorts before its parent %d", i, p)
 		}
 	}
 	queued := make(map[*futureTask]bool, len(m.ts))
@@ -315,90 +293,6 @@ func FuzzHeap(f *testing.F) {
 }
 
 // ---------------------------------------------------------------------------
-// fzClock: a deterministic fake Clock
-
-// fzClock is a Clock whose time moves only by Advance, which fires every
-// armed timer that came due. Its timers behave as *time.Timer since Go 1.23:
-// Reset and Stop drain C, so no stale value is received after them.
-type fzClock struct {
-	mu     sync.Mutex // guards now and every timer's fields
-	now    time.Time
-	timers map[*fzTimer]struct{} // armed timers
-}
-
-type fzTimer struct {
-	clk *fzClock
-	c   chan time.Time // capacity 1
-	due time.Time
-}
-
-func newFzClock() *fzClock {
-	return &fzClock{now: time.Unix(1_000_000, 0), timers: make(map[*fzTimer]struct{})}
-}
-
-func (c *fzClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fzClock) NewTimer(d time.Duration) Timer {
-	t := &fzTimer{clk: c, c: make(chan time.Time, 1)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armLocked(t, d)
-	return t
-}
-
-func (c *fzClock) armLocked(t *fzTimer, d time.Duration) {
-	if d <= 0 {
-		t.c <- c.now
-		return
-	}
-	t.due = c.now.Add(d)
-	c.timers[t] = struct{}{}
-}
-
-// Advance moves the clock by d and fires the timers that came due.
-func (c *fzClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for t := range c.timers {
-		if !t.due.After(c.now) {
-			delete(c.timers, t)
-			t.c <- t.due // empty: arming and disarming drain it
-		}
-	}
-}
-
-func (t *fzTimer) C() <-chan time.Time { return t.c }
-
-func (t *fzTimer) Reset(d time.Duration) bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	active := t.stopLocked()
-	t.clk.armLocked(t, d)
-	return active
-}
-
-func (t *fzTimer) Stop() bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	return t.stopLocked()
-}
-
-func (t *fzTimer) stopLocked() bool {
-	_, active := t.clk.timers[t]
-	delete(t.clk.timers, t)
-	select {
-	case <-t.c:
-	default:
-	}
-	return active
-}
-
-// ---------------------------------------------------------------------------
 // FuzzDelayQueue
 
 // fzUnit is the time unit of FuzzDelayQueue's delays and steps.
@@ -500,7 +394,7 @@ var fzFailure = errors.New("fz: periodic run failed")
 // fzHarness is the scheduler under test, its clock and the run log.
 type fzHarness struct {
 	t   *testing.T
-	clk *fzClock
+	clk *fakeClock
 	s   *Scheduler
 	ctx context.Context
 
@@ -625,7 +519,7 @@ func fzDelay(r *fzReader) time.Duration {
 	return time.Duration(int8(c)) * fzUnit
 }
 
-// FuzzDelayQueue drives a Scheduler with a pool of one on fzClock and checks
+// FuzzDelayQueue drives a Scheduler with a pool of one on fakeClock and checks
 // it against fzModel after every step (R-2, R-4, R-5, R-6, R-9, R-10, R-11,
 // After each step it waits with AwaitIdle, so the
 // scheduler has done everything due.
@@ -654,7 +548,7 @@ func FuzzDelayQueue(f *testing.F) {
 		r := &fzReader{b: data}
 		cfg := r.byte()
 		m := &fzModel{removeOnC: cfg&1 != 0}
-		clk := newFzClock()
+		clk := newFakeClock()
 		s, err := New(1, WithClock(clk), WithRemoveOnCancel(m.removeOnC), WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			t.Fatal(err)

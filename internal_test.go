@@ -3,22 +3,18 @@ package scheduler
 // The machinery, seen from inside: the indexed heap, the
 // leader-follower wait and the one-object periodic task.
 //
-// This package cannot import schedulertest (it imports this one), so the
-// tests here drive time with internalClock, a small fake Clock that also
-// counts its armed timers and records which goroutines read it. The
+// Time comes from fakeClock (internal_helpers_test.go). The
 // leader-follower tests run inside testing/synctest bubbles: synctest.Wait()
 // returns only once every worker is durably blocked, which is also the proof
 // that none of them spins.
 
 import (
 	"context"
-	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -27,182 +23,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// ---------------------------------------------------------------------------
-// internalClock: a fake Clock for this package's tests.
-
-// internalClock is a Clock whose time moves only by Advance. It keeps every
-// timer it made, so it can say how many are armed, and, while tracking,
-// records which goroutines called Now.
-type internalClock struct {
-	mu     sync.Mutex // guards every field below and the timers' fields
-	now    time.Time
-	timers []*internalTimer // every timer made, armed or not
-	arms   int              // NewTimer and Reset calls
-
-	tracking bool
-	skip     uint64              // a goroutine whose calls are not recorded
-	callers  map[uint64]struct{} // goroutines that called Now while tracking
-}
-
-// internalTimer is a timer of an internalClock.
-type internalTimer struct {
-	clk   *internalClock
-	c     chan time.Time // capacity 1; drained on every Reset and Stop
-	due   time.Time
-	armed bool
-}
-
-func newInternalClock() *internalClock { return &internalClock{now: time.Unix(0, 0)} }
-
-func (c *internalClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tracking {
-		if id := internalGoroutineID(); id != c.skip {
-			c.callers[id] = struct{}{}
-		}
-	}
-	return c.now
-}
-
-func (c *internalClock) NewTimer(d time.Duration) Timer {
-	t := &internalTimer{clk: c, c: make(chan time.Time, 1)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timers = append(c.timers, t)
-	c.armLocked(t, d)
-	return t
-}
-
-// armLocked arms t to fire d from now, at once if d <= 0.
-func (c *internalClock) armLocked(t *internalTimer, d time.Duration) {
-	c.arms++
-	select {
-	case <-t.c:
-	default:
-	}
-	if d <= 0 {
-		t.armed = false
-		t.c <- c.now
-		return
-	}
-	t.armed, t.due = true, c.now.Add(d)
-}
-
-func (t *internalTimer) C() <-chan time.Time { return t.c }
-
-func (t *internalTimer) Reset(d time.Duration) bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	was := t.armed
-	t.clk.armLocked(t, d)
-	return was
-}
-
-func (t *internalTimer) Stop() bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	was := t.armed
-	t.armed = false
-	select {
-	case <-t.c:
-	default:
-	}
-	return was
-}
-
-// Advance moves the clock by d and fires every armed timer that came due.
-// It allocates nothing.
-func (c *internalClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for _, t := range c.timers {
-		if t.armed && !t.due.After(c.now) {
-			t.armed = false
-			t.c <- t.due // empty: drained when armed, and sent to once per arming
-		}
-	}
-}
-
-// armed returns the number of armed timers and the due times they wait for,
-// as offsets from the Unix epoch.
-func (c *internalClock) armed() (n int, dues []time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, t := range c.timers {
-		if t.armed {
-			n++
-			dues = append(dues, t.due.Sub(time.Unix(0, 0)))
-		}
-	}
-	return n, dues
-}
-
-// track runs f and returns how many goroutines, other than the caller,
-// called Now meanwhile: every worker that woke up while the queue was not
-// empty, because a worker reads the clock each time it looks at the head.
-func (c *internalClock) track(f func()) int {
-	c.mu.Lock()
-	c.tracking, c.skip, c.callers = true, internalGoroutineID(), map[uint64]struct{}{}
-	c.mu.Unlock()
-	f()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.tracking = false
-	return len(c.callers)
-}
-
-// internalGoroutineID returns the calling goroutine's id, read from its
-// stack header ("goroutine 42 [running]:").
-func internalGoroutineID() uint64 {
-	var buf [64]byte
-	n := runtime.Stack(buf[:], false)
-	id, err := strconv.ParseUint(strings.Fields(string(buf[:n]))[1], 10, 64)
-	if err != nil {
-		panic(err)
-	}
-	return id
-}
-
-var internalQuiet = slog.New(slog.DiscardHandler)
-
-// internalNew returns a scheduler on clk, stopped and awaited at the end of
-// the test (or of the synctest bubble, when called inside one).
-func internalNew(t *testing.T, pool int, clk Clock, opts ...Option) *Scheduler {
-	t.Helper()
-	s, err := New(pool, append([]Option{WithClock(clk), WithLogger(internalQuiet)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		s.ShutdownNow()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, s.AwaitTermination(ctx))
-	})
-	return s
-}
-
-func internalNoop(context.Context) error { return nil }
-
-// internalCtx returns a context for waits that must end, cut off after ten
-// seconds so that a bug fails the test instead of hanging it.
-func internalCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// internalView is the leader-follower state at one instant.
-type internalView struct {
+// poolView is the leader-follower state at one instant.
+type poolView struct {
 	workers, parked, active int
 	leader                  *worker
 	runners                 []*worker // workers with a current task
 }
 
-func internalLook(s *Scheduler) internalView {
+func lookAtPool(s *Scheduler) poolView {
 	s.q.mu.Lock()
 	defer s.q.mu.Unlock()
-	v := internalView{workers: len(s.workers), parked: s.q.parked, active: s.active, leader: s.q.leader}
+	v := poolView{workers: len(s.workers), parked: s.q.parked, active: s.active, leader: s.q.leader}
 	for w := range s.workers {
 		if w.run.t != nil {
 			v.runners = append(v.runners, w)
@@ -214,71 +45,6 @@ func internalLook(s *Scheduler) internalView {
 // ---------------------------------------------------------------------------
 // R-19 the heap
 
-// internalHeapTask returns a task keyed (when, seq) that is in no heap.
-func internalHeapTask(when int64, seq uint64) *futureTask {
-	t := &futureTask{seq: seq, heapIndex: -1}
-	t.when = when
-	return t
-}
-
-// internalVerifyHeap checks the heap from slot i down, in the manner of
-// container/heap's verify: no child is less than its parent by (when, seq).
-func internalVerifyHeap(t *testing.T, h *taskHeap, i int) {
-	t.Helper()
-	n := h.len()
-	for _, j := range []int{2*i + 1, 2*i + 2} {
-		if j < n {
-			if h.a[j].less(&h.a[i]) {
-				t.Fatalf("heap invariant violated: slot %d (when %d, seq %d) < its parent %d (when %d, seq %d)",
-					j, h.a[j].when, h.a[j].seq, i, h.a[i].when, h.a[i].seq)
-			}
-			internalVerifyHeap(t, h, j)
-		}
-	}
-}
-
-// internalVerifyIndexes checks that every queued task knows its slot, that
-// each slot's inline key is its task's, and that slots past the end hold no
-// task (so the GC can reclaim removed tasks).
-func internalVerifyIndexes(t *testing.T, h *taskHeap) {
-	t.Helper()
-	for i, e := range h.a {
-		switch {
-		case e.t == nil:
-			t.Fatalf("slot %d holds no task", i)
-		case int(e.t.heapIndex) != i:
-			t.Fatalf("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
-		case e.when != e.t.when || e.seq != e.t.seq:
-			t.Fatalf("slot %d: inline key (%d, %d) is not its task's (%d, %d)", i, e.when, e.seq, e.t.when, e.t.seq)
-		}
-	}
-	for i, e := range h.a[len(h.a):cap(h.a)] {
-		if e.t != nil {
-			t.Fatalf("slot %d past the end still points to a task", len(h.a)+i)
-		}
-	}
-}
-
-func internalVerifyAll(t *testing.T, h *taskHeap) {
-	t.Helper()
-	internalVerifyIndexes(t, h)
-	internalVerifyHeap(t, h, 0)
-}
-
-// internalByKey orders tasks by (when, seq), as the heap does.
-func internalByKey(a, b *futureTask) int {
-	if a.when != b.when {
-		if a.when < b.when {
-			return -1
-		}
-		return 1
-	}
-	if a.seq < b.seq {
-		return -1
-	}
-	return 1
-}
-
 func TestInternalHeapRandomOperations(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
@@ -289,12 +55,12 @@ func TestInternalHeapRandomOperations(t *testing.T) {
 			for op := range 4000 {
 				switch r := rng.IntN(100); {
 				case r < 50 || h.len() == 0: // push; a small range of times makes ties
-					tk := internalHeapTask(rng.Int64N(64), seq)
+					tk := heapTask(rng.Int64N(64), seq)
 					seq++
 					h.push(tk)
 					model[tk] = true
 				case r < 75: // popHead returns the least (when, seq)
-					want := slices.MinFunc(internalKeys(model), internalByKey)
+					want := slices.MinFunc(slices.Collect(maps.Keys(model)), byKey)
 					got := h.popHead()
 					require.Same(t, want, got, "op %d: popHead", op)
 					require.Equal(t, int32(-1), got.heapIndex)
@@ -322,42 +88,34 @@ func TestInternalHeapRandomOperations(t *testing.T) {
 					}
 				}
 				require.Equal(t, len(model), h.len(), "op %d", op)
-				internalVerifyAll(t, &h)
+				requireHeap(t, &h)
 			}
 			// drain returns everything in (when, seq) order.
-			want := internalKeys(model)
-			slices.SortFunc(want, internalByKey)
+			want := slices.AppendSeq([]*futureTask{}, maps.Keys(model)) // empty, not nil, as drain returns
+			slices.SortFunc(want, byKey)
 			got := h.drain()
 			require.Equal(t, want, got)
 			for _, tk := range got {
 				require.Equal(t, int32(-1), tk.heapIndex)
 			}
 			require.Zero(t, h.len())
-			internalVerifyAll(t, &h)
+			requireHeap(t, &h)
 		})
 	}
-}
-
-func internalKeys[K comparable, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func TestInternalHeapGrowsByHalf(t *testing.T) {
 	var h taskHeap
 	var caps []int
 	for i := range 200 {
-		h.push(internalHeapTask(int64(i), uint64(i)))
+		h.push(heapTask(int64(i), uint64(i)))
 		if c := cap(h.a); len(caps) == 0 || caps[len(caps)-1] != c {
 			caps = append(caps, c)
 		}
 	}
 	// JDK DelayedWorkQueue: INITIAL_CAPACITY 16, then old + old>>1.
 	require.Equal(t, []int{16, 24, 36, 54, 81, 121, 181, 271}, caps)
-	internalVerifyAll(t, &h)
+	requireHeap(t, &h)
 }
 
 func TestInternalHeapRemoveAt(t *testing.T) {
@@ -366,11 +124,11 @@ func TestInternalHeapRemoveAt(t *testing.T) {
 		var h taskHeap
 		var ts []*futureTask
 		for i, w := range whens {
-			tk := internalHeapTask(w, uint64(i))
+			tk := heapTask(w, uint64(i))
 			h.push(tk)
 			ts = append(ts, tk)
 		}
-		internalVerifyAll(t, &h)
+		requireHeap(t, &h)
 		return &h, ts
 	}
 	whensOf := func(h *taskHeap) []int64 {
@@ -389,26 +147,26 @@ func TestInternalHeapRemoveAt(t *testing.T) {
 		got := h.removeAt(3)
 		require.Equal(t, int64(11), got.when)
 		require.Equal(t, []int64{1, 4, 2, 10, 12, 3}, whensOf(h))
-		internalVerifyAll(t, h)
+		requireHeap(t, h)
 	})
 	t.Run("the replacement moves down", func(t *testing.T) {
 		h, _ := build(t, 1, 2, 3, 4, 5, 6, 7)
 		h.removeAt(1)
 		require.Equal(t, []int64{1, 4, 3, 7, 5, 6}, whensOf(h))
-		internalVerifyAll(t, h)
+		requireHeap(t, h)
 	})
 	t.Run("the last slot", func(t *testing.T) {
 		h, ts := build(t, 1, 2, 3)
 		require.Same(t, ts[2], h.removeAt(2))
 		require.Equal(t, []int64{1, 2}, whensOf(h))
-		internalVerifyAll(t, h)
+		requireHeap(t, h)
 	})
 	t.Run("ties order by sequence", func(t *testing.T) {
 		h, ts := build(t, 5, 5, 5, 5, 5)
 		h.removeAt(1)
 		for _, want := range []*futureTask{ts[0], ts[2], ts[3], ts[4]} {
 			require.Same(t, want, h.popHead())
-			internalVerifyAll(t, h)
+			requireHeap(t, h)
 		}
 	})
 }
@@ -418,11 +176,11 @@ func TestInternalHeapRemoveAt(t *testing.T) {
 
 func TestInternalLeaderOneTimedWaiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := newInternalClock()
-		s := internalNew(t, 4, clk)
+		clk := newFakeClock()
+		s := newTestScheduler(t, 4, clk)
 		require.Equal(t, 4, s.PrestartAllCoreWorkers())
 		synctest.Wait()
-		v := internalLook(s)
+		v := lookAtPool(s)
 		require.Equal(t, 4, v.parked, "every worker is parked")
 		require.Nil(t, v.leader, "with nothing queued nobody leads")
 		n, _ := clk.armed()
@@ -431,12 +189,12 @@ func TestInternalLeaderOneTimedWaiter(t *testing.T) {
 		// A task in the future: exactly one worker wakes, and it is the
 		// only one in a timed wait.
 		woke := clk.track(func() {
-			_, err := s.Schedule(internalNoop, time.Hour)
+			_, err := s.Schedule(nop, time.Hour)
 			require.NoError(t, err)
 			synctest.Wait()
 		})
 		require.Equal(t, 1, woke, "one new head wakes one worker")
-		v = internalLook(s)
+		v = lookAtPool(s)
 		require.Equal(t, 4, v.parked)
 		require.NotNil(t, v.leader)
 		n, dues := clk.armed()
@@ -445,7 +203,7 @@ func TestInternalLeaderOneTimedWaiter(t *testing.T) {
 
 		// A task that does not become the head wakes nobody.
 		woke = clk.track(func() {
-			_, err := s.Schedule(internalNoop, 2*time.Hour)
+			_, err := s.Schedule(nop, 2*time.Hour)
 			require.NoError(t, err)
 			synctest.Wait()
 		})
@@ -456,12 +214,12 @@ func TestInternalLeaderOneTimedWaiter(t *testing.T) {
 		// A new, earlier head wakes exactly one goroutine, which re-arms
 		// for it.
 		woke = clk.track(func() {
-			_, err := s.Schedule(internalNoop, 30*time.Minute)
+			_, err := s.Schedule(nop, 30*time.Minute)
 			require.NoError(t, err)
 			synctest.Wait()
 		})
 		require.Equal(t, 1, woke)
-		v = internalLook(s)
+		v = lookAtPool(s)
 		require.Equal(t, 4, v.parked)
 		require.NotNil(t, v.leader)
 		n, dues = clk.armed()
@@ -472,8 +230,8 @@ func TestInternalLeaderOneTimedWaiter(t *testing.T) {
 
 func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := newInternalClock()
-		s := internalNew(t, 4, clk)
+		clk := newFakeClock()
+		s := newTestScheduler(t, 4, clk)
 		require.Equal(t, 4, s.PrestartAllCoreWorkers())
 		started, release := make(chan struct{}), make(chan struct{})
 		first, err := s.Schedule(func(context.Context) error {
@@ -482,7 +240,7 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 			return nil
 		}, time.Hour)
 		require.NoError(t, err)
-		second, err := s.Schedule(internalNoop, 2*time.Hour)
+		second, err := s.Schedule(nop, 2*time.Hour)
 		require.NoError(t, err)
 		synctest.Wait()
 
@@ -496,7 +254,7 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 		})
 		require.Equal(t, 2, woke, "the old leader and the one follower it handed off to")
 
-		v := internalLook(s)
+		v := lookAtPool(s)
 		require.Len(t, v.runners, 1)
 		runner := v.runners[0]
 		require.Same(t, first.(*futureTask), runner.run.t)
@@ -514,7 +272,7 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 			synctest.Wait()
 		})
 		require.Equal(t, 1, woke, "only the runner looks at the queue")
-		v = internalLook(s)
+		v = lookAtPool(s)
 		require.Equal(t, 4, v.parked)
 		require.Zero(t, v.active)
 		n, _ = clk.armed()
@@ -528,10 +286,10 @@ func TestInternalLeaderHandsOffBeforeRunning(t *testing.T) {
 
 func TestInternalLeaderLastTaskHandsOffToNobody(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := newInternalClock()
-		s := internalNew(t, 4, clk)
+		clk := newFakeClock()
+		s := newTestScheduler(t, 4, clk)
 		require.Equal(t, 4, s.PrestartAllCoreWorkers())
-		f, err := s.Schedule(internalNoop, time.Hour)
+		f, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		synctest.Wait()
 		woke := clk.track(func() {
@@ -540,7 +298,7 @@ func TestInternalLeaderLastTaskHandsOffToNobody(t *testing.T) {
 		})
 		require.True(t, f.IsDone())
 		require.Equal(t, 1, woke, "with nothing left to wait for, no follower is woken")
-		v := internalLook(s)
+		v := lookAtPool(s)
 		require.Equal(t, 4, v.parked)
 		require.Nil(t, v.leader)
 	})
@@ -551,7 +309,7 @@ func TestInternalWorkersParkWithoutPolling(t *testing.T) {
 	// synctest.Wait would not return, and the workers would not all be
 	// counted as parked.
 	synctest.Test(t, func(t *testing.T) {
-		s := internalNew(t, 4, SystemClock())
+		s := newTestScheduler(t, 4, SystemClock())
 		var runs atomic.Int32
 		start := time.Now()
 		var at []time.Duration
@@ -563,7 +321,7 @@ func TestInternalWorkersParkWithoutPolling(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 3, s.PrestartAllCoreWorkers())
 		synctest.Wait()
-		v := internalLook(s)
+		v := lookAtPool(s)
 		require.Equal(t, 4, v.workers)
 		require.Equal(t, 4, v.parked)
 		require.NotNil(t, v.leader)
@@ -572,7 +330,7 @@ func TestInternalWorkersParkWithoutPolling(t *testing.T) {
 		synctest.Wait()
 		require.Equal(t, int32(3), runs.Load())
 		require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour}, at, "each run exactly when due")
-		v = internalLook(s)
+		v = lookAtPool(s)
 		require.Equal(t, 4, v.parked)
 		require.NotNil(t, v.leader)
 	})
@@ -587,16 +345,16 @@ func TestInternalPeriodicTaskIsReinsertedNotCopied(t *testing.T) {
 		schedule func(s *Scheduler) (ScheduledFuture, error)
 	}{
 		{"fixed rate", func(s *Scheduler) (ScheduledFuture, error) {
-			return s.ScheduleAtFixedRate(internalNoop, time.Minute, time.Minute)
+			return s.ScheduleAtFixedRate(nop, time.Minute, time.Minute)
 		}},
 		{"fixed delay", func(s *Scheduler) (ScheduledFuture, error) {
-			return s.ScheduleWithFixedDelay(internalNoop, time.Minute, time.Minute)
+			return s.ScheduleWithFixedDelay(nop, time.Minute, time.Minute)
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			clk := newInternalClock()
-			s := internalNew(t, 2, clk)
+			clk := newFakeClock()
+			s := newTestScheduler(t, 2, clk)
 			f, err := tc.schedule(s)
 			require.NoError(t, err)
 			tk, ok := f.(*futureTask)
@@ -614,7 +372,7 @@ func TestInternalPeriodicTaskIsReinsertedNotCopied(t *testing.T) {
 				require.Equal(t, seq, queued[0].seq, "it keeps its sequence number")
 
 				clk.Advance(time.Minute)
-				require.NoError(t, s.AwaitIdle(internalCtx(t)))
+				require.NoError(t, s.AwaitIdle(testCtx(t)))
 			}
 			require.False(t, f.IsDone())
 			require.Equal(t, uint64(5), s.Stats().Completed)
@@ -622,10 +380,10 @@ func TestInternalPeriodicTaskIsReinsertedNotCopied(t *testing.T) {
 	}
 }
 
-// internalMallocs returns the heap allocations per call of f over runs
+// mallocsPerRun returns the heap allocations per call of f over runs
 // calls, after one warm-up call. Unlike testing.AllocsPerRun it does not
 // round down to a whole number.
-func internalMallocs(runs int, f func()) float64 {
+func mallocsPerRun(runs int, f func()) float64 {
 	f()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -636,12 +394,12 @@ func internalMallocs(runs int, f func()) float64 {
 	return float64(after.Mallocs-before.Mallocs) / float64(runs)
 }
 
-// internalBestOf returns the least of trials measurements. MemStats counts
+// bestOf returns the least of trials measurements. MemStats counts
 // every allocation in the process, and a goroutine that blocks may make the
 // runtime allocate a sudog when its caches happen to be empty: noise of a few
 // allocations per thousand blocks, which fades as the caches fill. A real
 // allocation per run costs 1 per run in every trial.
-func internalBestOf(trials int, measure func() float64) (best float64, all []float64) {
+func bestOf(trials int, measure func() float64) (best float64, all []float64) {
 	for i := range trials {
 		m := measure()
 		all = append(all, m)
@@ -659,8 +417,8 @@ func TestInternalPeriodicRunsDoNotAllocate(t *testing.T) {
 		// times back to back. The task itself says when the last one ran,
 		// so the test side allocates nothing meanwhile (AwaitIdle would
 		// make a channel each time it wakes).
-		clk := newInternalClock()
-		s := internalNew(t, 1, clk)
+		clk := newFakeClock()
+		s := newTestScheduler(t, 1, clk)
 		var n, last atomic.Int64
 		done := make(chan struct{}, 1)
 		_, err := s.ScheduleAtFixedRate(func(context.Context) error {
@@ -672,9 +430,9 @@ func TestInternalPeriodicRunsDoNotAllocate(t *testing.T) {
 		require.NoError(t, err)
 		for range 100 { // warm up: the worker's timer exists, the runs are steady
 			clk.Advance(time.Second)
-			require.NoError(t, s.AwaitIdle(internalCtx(t)))
+			require.NoError(t, s.AwaitIdle(testCtx(t)))
 		}
-		best, all := internalBestOf(5, func() float64 {
+		best, all := bestOf(5, func() float64 {
 			n0 := n.Load()
 			last.Store(n0 + runs)
 			var before, after runtime.MemStats
@@ -693,16 +451,16 @@ func TestInternalPeriodicRunsDoNotAllocate(t *testing.T) {
 			// Each Advance fires the leader's timer for one run. The
 			// AfterExecute hook signals once the task is back in the
 			// queue, so the test side allocates nothing.
-			clk := newInternalClock()
+			clk := newFakeClock()
 			ran := make(chan struct{}, 1)
-			s := internalNew(t, 1, clk, WithHooks(Hooks{
+			s := newTestScheduler(t, 1, clk, WithHooks(Hooks{
 				AfterExecute: func(ScheduledFuture, error) { ran <- struct{}{} },
 			}))
 			var err error
 			if kind == "fixed rate" {
-				_, err = s.ScheduleAtFixedRate(internalNoop, time.Second, time.Second)
+				_, err = s.ScheduleAtFixedRate(nop, time.Second, time.Second)
 			} else {
-				_, err = s.ScheduleWithFixedDelay(internalNoop, time.Second, time.Second)
+				_, err = s.ScheduleWithFixedDelay(nop, time.Second, time.Second)
 			}
 			require.NoError(t, err)
 			step := func() {
@@ -712,7 +470,7 @@ func TestInternalPeriodicRunsDoNotAllocate(t *testing.T) {
 			for range 100 {
 				step()
 			}
-			best, all := internalBestOf(5, func() float64 { return internalMallocs(runs, step) })
+			best, all := bestOf(5, func() float64 { return mallocsPerRun(runs, step) })
 			t.Logf("%s, one run per Advance: best %.4f allocations per run (trials %v; testing.AllocsPerRun: %v)",
 				kind, best, all, testing.AllocsPerRun(runs, step))
 			require.Less(t, best, 0.01)
@@ -726,12 +484,12 @@ func TestInternalPeriodicRunsDoNotAllocate(t *testing.T) {
 // looking at opts, and &tc escaped through the TaskOption interface call, so
 // every submission paid a second allocation.
 func TestInternalScheduleAllocatesOnlyTheTask(t *testing.T) {
-	clk := newInternalClock()
-	s := internalNew(t, 1, clk)
+	clk := newFakeClock()
+	s := newTestScheduler(t, 1, clk)
 	// Start the worker and give the heap room for every task below.
 	var fs []ScheduledFuture
 	for range 4096 {
-		f, err := s.Schedule(internalNoop, time.Hour)
+		f, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
 		fs = append(fs, f)
 	}
@@ -744,12 +502,12 @@ func TestInternalScheduleAllocatesOnlyTheTask(t *testing.T) {
 	s.q.mu.Unlock()
 
 	schedule := func() {
-		if _, err := s.Schedule(internalNoop, time.Hour); err != nil {
+		if _, err := s.Schedule(nop, time.Hour); err != nil {
 			panic(err)
 		}
 	}
 	allocs := testing.AllocsPerRun(1000, schedule)
-	precise := internalMallocs(1000, schedule)
+	precise := mallocsPerRun(1000, schedule)
 	t.Logf("Schedule: testing.AllocsPerRun = %v, precise = %.4f allocations per call", allocs, precise)
 	require.LessOrEqual(t, allocs, 1.0)
 	// The precise count sees the whole process: with several Ps the

@@ -1,7 +1,6 @@
 package scheduler_test
 
 import (
-	"log/slog"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -10,6 +9,3 @@ import (
 // TestMain fails the package's tests if any goroutine outlives them: every
 // test must shut its schedulers down.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// discardLogger keeps expected panics out of the test output.
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
