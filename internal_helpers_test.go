@@ -32,7 +32,7 @@ type fakeClock struct {
 	mu     sync.Mutex // guards every field below and the timers' fields
 	now    time.Time
 	timers []*fakeTimer // every timer made, armed or not
-	arms   int              // NewTimer and Reset calls
+	arms   int          // NewTimer and Reset calls
 
 	tracking bool
 	skip     uint64              // a goroutine whose calls are not recorded
