@@ -402,6 +402,26 @@ func entryPointsAt(delay, period time.Duration) []entryPoint {
 	}
 }
 
+// scheduleKinds schedules a task one hour from now in each of the ways
+// the scheduler knows, for tests that must hold for every kind of future.
+var scheduleKinds = []struct {
+	name     string
+	schedule func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error)
+}{
+	{"one-shot", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.Schedule(task, time.Hour)
+	}},
+	{"callable", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return scheduler.ScheduleCallable(s, func(ctx context.Context) (int, error) { return 1, task(ctx) }, time.Hour)
+	}},
+	{"fixed rate", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.ScheduleAtFixedRate(task, time.Hour, time.Minute)
+	}},
+	{"fixed delay", func(s *scheduler.Scheduler, task scheduler.Task) (scheduler.ScheduledFuture, error) {
+		return s.ScheduleWithFixedDelay(task, time.Hour, time.Minute)
+	}},
+}
+
 // countingClock wraps a Clock and counts what the scheduler asks of it. Every
 // worker wake-up, whether by its timer or by a signal, reads the clock
 // before deciding what to do, so an unchanged Now count over a stretch of

@@ -4,12 +4,10 @@ package scheduler
 // cannot import schedulertest (it imports this one), so time comes from
 // fakeClock, a small fake Clock that also counts its armed timers and
 // records which goroutines read it; newTestScheduler builds a scheduler on
-// it; heapFault is the one check of the heap's invariants, used by the heap
-// tests and by FuzzHeap.
+// it.
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"strconv"
@@ -184,64 +182,6 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// heapTask returns a task keyed (when, seq) that is in no heap.
-func heapTask(when int64, seq uint64) *futureTask {
-	t := &futureTask{seq: seq, heapIndex: -1}
-	t.when = when
-	return t
-}
-
-// heapFault returns the first broken invariant of h, nil if none: every
-// slot holds a task that knows its slot and whose (when, seq) key is the
-// slot's inline copy; no slot is less than its parent by (when, seq), in
-// the manner of container/heap's verify; and slots past the end hold no
-// task, so the GC can reclaim removed tasks.
-func heapFault(h *taskHeap) error {
-	for i := range h.a {
-		e := &h.a[i]
-		switch {
-		case e.t == nil:
-			return fmt.Errorf("slot %d holds no task", i)
-		case int(e.t.heapIndex) != i:
-			return fmt.Errorf("slot %d holds a task whose heapIndex is %d", i, e.t.heapIndex)
-		case e.when != e.t.when || e.seq != e.t.seq:
-			return fmt.Errorf("slot %d: inline key (%d, %d) is not its task's (%d, %d)", i, e.when, e.seq, e.t.when, e.t.seq)
-		}
-		if p := (i - 1) / 2; i > 0 && e.less(&h.a[p]) {
-			return fmt.Errorf("heap invariant violated: slot %d (when %d, seq %d) < its parent %d (when %d, seq %d)",
-				i, e.when, e.seq, p, h.a[p].when, h.a[p].seq)
-		}
-	}
-	for i, e := range h.a[len(h.a):cap(h.a)] {
-		if e.t != nil {
-			return fmt.Errorf("slot %d past the end still points to a task", len(h.a)+i)
-		}
-	}
-	return nil
-}
-
-// requireHeap fails the test if h breaks an invariant (see heapFault).
-func requireHeap(t *testing.T, h *taskHeap) {
-	t.Helper()
-	if err := heapFault(h); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// byKey orders tasks by (when, seq), as the heap does.
-func byKey(a, b *futureTask) int {
-	if a.when != b.when {
-		if a.when < b.when {
-			return -1
-		}
-		return 1
-	}
-	if a.seq < b.seq {
-		return -1
-	}
-	return 1
 }
 
 // The old names of the helpers above, kept only so that precise_test.go
