@@ -1,0 +1,165 @@
+package cron_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata" // the same zone rules on every machine
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cron"
+)
+
+// fuzzZones have transitions worth testing: ordinary DST both ways, shifts
+// at midnight (Havana, Santiago, Beirut, Sao Paulo until 2019), 30-minute
+// shifts (Lord_Howe), two-hour shifts (Troll), whole skipped days (Apia
+// 2011, Kiritimati 1994), odd offsets (Chatham +12:45, St_Johns -3:30,
+// Caracas -4:30 in 2007-2016, Kolkata), negative DST (Dublin), DST
+// suspended for Ramadan (Casablanca), and no transitions at all (UTC). Their
+// offsets are whole minutes from 1970 to 2040 (TestFuzzZonesWholeMinutes),
+// which the reference relies on.
+var fuzzZones = []string{
+	"America/New_York", "Europe/Berlin", "America/Havana", "America/Santiago",
+	"Asia/Beirut", "Australia/Lord_Howe", "Antarctica/Troll", "Pacific/Apia",
+	"Pacific/Kiritimati", "America/Sao_Paulo", "Pacific/Chatham", "America/St_Johns",
+	"America/Caracas", "Asia/Kolkata", "Europe/Dublin", "Africa/Casablanca",
+	"Asia/Tehran", "Europe/Moscow", "UTC",
+}
+
+var (
+	fuzzRangeStart = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	fuzzRangeEnd   = time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
+
+func loadZone(tb testing.TB, name string) *time.Location {
+	tb.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		tb.Fatalf("LoadLocation(%q): %v", name, err)
+	}
+	return loc
+}
+
+// TestFuzzZonesWholeMinutes checks the reference's assumption about
+// fuzzZones by walking every transition from 1970 to 2040.
+func TestFuzzZonesWholeMinutes(t *testing.T) {
+	for _, name := range fuzzZones {
+		loc := loadZone(t, name)
+		for u := fuzzRangeStart; u < fuzzRangeEnd; {
+			at := time.Unix(u, 0).In(loc)
+			if _, off := at.Zone(); off%60 != 0 {
+				t.Fatalf("%s: offset %ds at %v is not whole minutes", name, off, at)
+			}
+			_, end := at.ZoneBounds()
+			if end.IsZero() || end.Unix() <= u {
+				break
+			}
+			u = end.Unix()
+		}
+	}
+}
+
+// fuzzStart picks the start time of a fuzz case: with nearTransition, within
+// three hours of a transition of loc after a point of 1970-2040 chosen by
+// start; otherwise that point. nanos adds a fraction of a second.
+func fuzzStart(loc *time.Location, start int64, nearTransition bool, nanos uint32) time.Time {
+	span := fuzzRangeEnd - fuzzRangeStart
+	u := fuzzRangeStart + ((start%span)+span)%span
+	if nearTransition {
+		if _, end := time.Unix(u, 0).In(loc).ZoneBounds(); !end.IsZero() {
+			u = end.Unix() - 3*3600 + ((start/span)%(6*3600)+6*3600)%(6*3600)
+		}
+	}
+	return time.Unix(u, int64(nanos%1e9))
+}
+
+// FuzzNext compares Next with the brute-force reference of
+// reference_test.go over generated specs, the zones of fuzzZones and start
+// times from 1970 to 2040, for three consecutive runs. Within the
+// reference's horizon (three days for five-field specs, three hours for
+// six-field ones) the runs must be equal; when the reference finds none,
+// Next's run must lie beyond the horizon.
+func FuzzNext(f *testing.F) {
+	f.Add([]byte{0, 8, 8, 8, 8, 8}, uint8(0), int64(1772953200-fuzzRangeStart), true, false, uint32(0))
+	f.Add([]byte{15, 2, 30, 2, 1, 0, 0}, uint8(0), int64(1772920000), true, false, uint32(5e8))
+	f.Add([]byte{15, 2, 30, 2, 1, 0, 0, 0}, uint8(1), int64(1792000000), true, false, uint32(0))
+	f.Add([]byte{3, 0, 15, 0, 0, 0, 0, 0}, uint8(6), int64(1700000000), true, false, uint32(0))
+	f.Add([]byte{0, 4, 10, 50, 0}, uint8(5), int64(1234567890), true, true, uint32(999999999))
+	f.Fuzz(func(t *testing.T, specBytes []byte, zone uint8, start int64, nearTransition, withSeconds bool, nanos uint32) {
+		g := genSpec(specBytes, withSeconds)
+		loc := loadZone(t, fuzzZones[int(zone)%len(fuzzZones)])
+		var opts []cron.Option
+		if withSeconds {
+			opts = append(opts, cron.WithSeconds())
+		}
+		s, err := cron.Parse(g.text, append(opts, cron.In(loc))...)
+		if err != nil {
+			if !errors.Is(err, scheduler.ErrInvalidArgument) {
+				t.Fatalf("Parse(%q): %v does not wrap ErrInvalidArgument", g.text, err)
+			}
+			if g.runsSomeDay() {
+				t.Fatalf("Parse(%q) = %v, but the spec runs", g.text, err)
+			}
+			return
+		}
+		if !g.runsSomeDay() {
+			t.Fatalf("Parse(%q) accepted a spec that never runs", g.text)
+		}
+		horizon := 72 * time.Hour
+		if withSeconds {
+			horizon = 3 * time.Hour
+		}
+		from := fuzzStart(loc, start, nearTransition, nanos).In(loadZone(t, fuzzZones[int(zone/2)%len(fuzzZones)]))
+		for range 3 {
+			got := s.Next(from)
+			want, ok := g.refNext(loc, from, horizon)
+			if !ok {
+				if !got.IsZero() && !got.After(from.Add(horizon)) {
+					t.Fatalf("%q in %v: Next(%v) = %v; the reference finds no run within %v", g.text, loc, from, got, horizon)
+				}
+				return
+			}
+			if !got.Equal(want) || got.Location() != loc {
+				t.Fatalf("%q in %v (wildcard %v): Next(%v) = %v, want %v", g.text, loc, g.wildcard, from, got, want.In(loc))
+			}
+			from = got
+		}
+	})
+}
+
+// FuzzParse feeds arbitrary text to Parse, with and without seconds: it
+// never panics, every error wraps ErrInvalidArgument and names what is
+// wrong, and an accepted spec's String is the text and its Next runs
+// strictly later.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"* * * * *", "*/15 9-17 * * MON-FRI", "0 0 13 * FRI", "CRON_TZ=Europe/Berlin 0 3 * * *",
+		"TZ=America/New_York 30 2 * * *", "@daily", "@every 1h", "0 0 30 2 *", "61 * * * *",
+		"1-2/0 * * * *", "5/10 * * * *", "0 0 31 4,6,9,11 *", "0 0 29 2 *", "CRON_TZ=Nowhere/City * * * * *",
+		"0 0 ? * *", "* * * * * *", "0 0 1,,2 * *", "1--2 * * * *",
+	} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	from := time.Date(2026, 3, 8, 1, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, spec string, withSeconds bool) {
+		opts := []cron.Option{cron.In(time.UTC)}
+		if withSeconds {
+			opts = append(opts, cron.WithSeconds())
+		}
+		s, err := cron.Parse(spec, opts...)
+		if err != nil {
+			if !errors.Is(err, scheduler.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "cron: ") {
+				t.Fatalf("Parse(%q) error %q: want a \"cron: \" error wrapping ErrInvalidArgument", spec, err)
+			}
+			return
+		}
+		if s.String() != spec {
+			t.Fatalf("String() = %q, want %q", s.String(), spec)
+		}
+		if next := s.Next(from); !next.IsZero() && !next.After(from) {
+			t.Fatalf("%q: Next(%v) = %v is not after it", spec, from, next)
+		}
+	})
+}
