@@ -58,6 +58,22 @@ func (e *badEnv) clear() {
 	}
 }
 
+// fromInside runs call in a task of e.s, a call back into the scheduler
+// from one of its own workers, and returns what call returned once the task
+// has completed normally.
+func (e *badEnv) fromInside(t *testing.T, call func(ctx context.Context) error) error {
+	t.Helper()
+	got := make(chan error, 1)
+	f, err := e.s.Submit(func(ctx context.Context) error {
+		got <- call(ctx)
+		return nil
+	})
+	require.NoError(t, err)
+	res := <-got
+	require.NoError(t, f.Wait(e.ctx))
+	return res
+}
+
 // nothingQueued asserts that a failed call left no trace in the queue.
 func (e *badEnv) nothingQueued(t *testing.T) {
 	t.Helper()
@@ -621,28 +637,20 @@ func badRows() []badCase {
 		require.NoError(t, f.Wait(e.ctx), "a one-shot that returns nil after its ctx was canceled completes normally (R-12)")
 	}})
 	add(badCase{name: "AwaitTermination/from inside a task: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
-		got := make(chan error, 1)
 		short := shortCtx(t)
-		f, err := e.s.Submit(func(context.Context) error {
+		got := e.fromInside(t, func(context.Context) error {
 			e.s.Shutdown()
-			got <- e.s.AwaitTermination(short)
-			return nil
+			return e.s.AwaitTermination(short)
 		})
-		require.NoError(t, err)
-		require.ErrorIs(t, <-got, context.DeadlineExceeded)
-		require.NoError(t, f.Wait(e.ctx))
+		require.ErrorIs(t, got, context.DeadlineExceeded)
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
 	}})
 	add(badCase{name: "ShutdownNow/from inside a task: its own ctx canceled", run: func(t *testing.T, e *badEnv) {
-		got := make(chan error, 1)
-		f, err := e.s.Submit(func(ctx context.Context) error {
+		got := e.fromInside(t, func(ctx context.Context) error {
 			e.s.ShutdownNow()
-			got <- ctx.Err()
-			return nil
+			return ctx.Err()
 		})
-		require.NoError(t, err)
-		require.ErrorIs(t, <-got, context.Canceled)
-		require.NoError(t, f.Wait(e.ctx))
+		require.ErrorIs(t, got, context.Canceled)
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
 	}})
 	add(badCase{name: "AwaitIdle/ctx already canceled: ctx.Err() at once, even when idle", run: func(t *testing.T, e *badEnv) {
@@ -650,15 +658,9 @@ func badRows() []badCase {
 		require.NoError(t, e.s.AwaitIdle(e.ctx))
 	}})
 	add(badCase{name: "AwaitIdle/from inside a task: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
-		got := make(chan error, 1)
 		short := shortCtx(t)
-		f, err := e.s.Submit(func(context.Context) error {
-			got <- e.s.AwaitIdle(short)
-			return nil
-		})
-		require.NoError(t, err)
-		require.ErrorIs(t, <-got, context.DeadlineExceeded)
-		require.NoError(t, f.Wait(e.ctx))
+		got := e.fromInside(t, func(context.Context) error { return e.s.AwaitIdle(short) })
+		require.ErrorIs(t, got, context.DeadlineExceeded)
 	}})
 	add(badCase{name: "AwaitIdle/after termination: nil", run: func(t *testing.T, e *badEnv) {
 		e.s.ShutdownNow()

@@ -172,6 +172,16 @@ func (g *taskGate) Stubborn(context.Context) error {
 // Open lets every run return.
 func (g *taskGate) Open() { g.once.Do(func() { close(g.release) }) }
 
+// Start submits task, one of g's, to s and waits until its run has
+// started; it returns the future.
+func (g *taskGate) Start(t *testing.T, s *scheduler.Scheduler, task scheduler.Task) scheduler.ScheduledFuture {
+	t.Helper()
+	f, err := s.Submit(task)
+	require.NoError(t, err)
+	g.WaitStarted(t)
+	return f
+}
+
 // WaitStarted waits for one run to start.
 func (g *taskGate) WaitStarted(t *testing.T) {
 	t.Helper()
@@ -469,4 +479,20 @@ func (t *countingTimer) Reset(d time.Duration) bool {
 func (t *countingTimer) Stop() bool {
 	t.c.stops.Add(1)
 	return t.t.Stop()
+}
+
+// schedulePeriodic schedules task at a fixed rate when kind is "fixed
+// rate", else with a fixed delay: first due after period, then every
+// period.
+func schedulePeriodic(t *testing.T, s *scheduler.Scheduler, kind string, task scheduler.Task, period time.Duration, opts ...scheduler.TaskOption) scheduler.ScheduledFuture {
+	t.Helper()
+	var f scheduler.ScheduledFuture
+	var err error
+	if kind == "fixed rate" {
+		f, err = s.ScheduleAtFixedRate(task, period, period, opts...)
+	} else {
+		f, err = s.ScheduleWithFixedDelay(task, period, period, opts...)
+	}
+	require.NoError(t, err)
+	return f
 }

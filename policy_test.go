@@ -18,15 +18,18 @@ import (
 	"github.com/go-stpe/scheduler/schedulertest"
 )
 
+// rejectionReasons are the two reasons for a rejection (JDK I-1): enter
+// brings a scheduler with a queue bound of one, holding one task, to it.
+var rejectionReasons = []struct {
+	name  string
+	enter func(s *scheduler.Scheduler)
+}{
+	{"after Shutdown", func(s *scheduler.Scheduler) { s.Shutdown() }},
+	{"queue full", func(*scheduler.Scheduler) {}},
+}
+
 func TestLifeAbortPolicy(t *testing.T) {
-	reasons := []struct {
-		name  string
-		enter func(s *scheduler.Scheduler)
-	}{
-		{"after Shutdown", func(s *scheduler.Scheduler) { s.Shutdown() }},
-		{"queue full", func(*scheduler.Scheduler) {}},
-	}
-	for _, r := range reasons {
+	for _, r := range rejectionReasons {
 		t.Run(r.name, func(t *testing.T) {
 			// AbortPolicy behind a recorder, to see the future it drops.
 			rec := &recordingPolicy{then: scheduler.AbortPolicy.Rejected}
@@ -135,14 +138,7 @@ func TestLifeCallerRunsPolicy(t *testing.T) {
 }
 
 func TestLifeDiscardPolicy(t *testing.T) {
-	reasons := []struct {
-		name  string
-		enter func(s *scheduler.Scheduler)
-	}{
-		{"after Shutdown", func(s *scheduler.Scheduler) { s.Shutdown() }},
-		{"queue full", func(*scheduler.Scheduler) {}},
-	}
-	for _, r := range reasons {
+	for _, r := range rejectionReasons {
 		t.Run(r.name, func(t *testing.T) {
 			s, clk := newManual(t, 1, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.DiscardPolicy))
 			var keeperRuns, runs atomic.Int32
@@ -271,11 +267,9 @@ func TestLifeMaxQueueSize(t *testing.T) {
 	t.Run("running tasks do not count", func(t *testing.T) {
 		s, _ := newManual(t, 1, scheduler.WithMaxQueueSize(1))
 		gate := newTaskGate(t)
-		_, err := s.Submit(gate.Task)
-		require.NoError(t, err)
-		gate.WaitStarted(t)
+		gate.Start(t, s, gate.Task)
 
-		_, err = s.Schedule(nop, time.Hour)
+		_, err := s.Schedule(nop, time.Hour)
 		require.NoError(t, err, "the queue is empty while the only task runs")
 		_, err = s.Schedule(nop, time.Hour)
 		require.ErrorIs(t, err, scheduler.ErrRejected)

@@ -154,14 +154,7 @@ func TestPeriodicRunFailureStopsLaterRuns(t *testing.T) {
 					}
 					return fmt.Errorf("run 3: %w", errBoom)
 				}
-				var f scheduler.ScheduledFuture
-				var err error
-				if kind == "fixed rate" {
-					f, err = s.ScheduleAtFixedRate(task, period, period)
-				} else {
-					f, err = s.ScheduleWithFixedDelay(task, period, period)
-				}
-				require.NoError(t, err)
+				f := schedulePeriodic(t, s, kind, task, period)
 				for range 10 {
 					advance(t, clk, s, period)
 				}
@@ -171,7 +164,7 @@ func TestPeriodicRunFailureStopsLaterRuns(t *testing.T) {
 				require.Empty(t, s.Queue())
 				require.False(t, f.Cancel(true), "a failed future cannot be canceled")
 
-				err = f.Wait(testCtx(t))
+				err := f.Wait(testCtx(t))
 				if failure == "panic" {
 					var pe *scheduler.PanicError
 					require.ErrorAs(t, err, &pe)
@@ -199,14 +192,7 @@ func TestContinueOnErrorKeepsPeriodicTaskRunning(t *testing.T) {
 				}
 				return nil
 			}
-			var f scheduler.ScheduledFuture
-			var err error
-			if kind == "fixed rate" {
-				f, err = s.ScheduleAtFixedRate(task, period, period, scheduler.ContinueOnError())
-			} else {
-				f, err = s.ScheduleWithFixedDelay(task, period, period, scheduler.ContinueOnError())
-			}
-			require.NoError(t, err)
+			f := schedulePeriodic(t, s, kind, task, period, scheduler.ContinueOnError())
 			for range 9 {
 				advance(t, clk, s, period)
 			}
@@ -273,14 +259,7 @@ func TestPeriodicTaskIsRequeuedBeforeItsRunCountsAsFinished(t *testing.T) {
 					got.add(seen{slices.Contains(s.Queue(), f), st.Queued, st.Completed})
 				},
 			}))
-			var f scheduler.ScheduledFuture
-			var err error
-			if kind == "fixed rate" {
-				f, err = s.ScheduleAtFixedRate(nop, period, period)
-			} else {
-				f, err = s.ScheduleWithFixedDelay(nop, period, period)
-			}
-			require.NoError(t, err)
+			f := schedulePeriodic(t, s, kind, nop, period)
 			for k := range 3 {
 				advance(t, clk, s, period)
 				require.Equal(t, seen{inQueue: true, queued: 1, completed: uint64(k)}, got.get()[k],
@@ -660,9 +639,7 @@ func TestLifeInterruptDoesNotLeakIntoNextTask(t *testing.T) {
 	// task on the same worker.
 	s, _ := newManual(t, 1)
 	gate := newTaskGate(t)
-	first, err := s.Submit(gate.Task)
-	require.NoError(t, err)
-	gate.WaitStarted(t)
+	first := gate.Start(t, s, gate.Task)
 	next, err := scheduler.SubmitCallable(s, func(ctx context.Context) (error, error) { return ctx.Err(), nil })
 	require.NoError(t, err)
 

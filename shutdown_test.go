@@ -55,9 +55,7 @@ func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 		}},
 		{"while stopping", func(t *testing.T, s *scheduler.Scheduler) func() {
 			gate := newTaskGate(t)
-			_, err := s.Submit(gate.Stubborn) // ignores the interrupt: the scheduler stays stopping
-			require.NoError(t, err)
-			gate.WaitStarted(t)
+			gate.Start(t, s, gate.Stubborn) // ignores the interrupt: the scheduler stays stopping
 			s.ShutdownNow()
 			requireRunState(t, s, true, true, false)
 			return gate.Open
@@ -145,9 +143,7 @@ func TestLifeShutdownWithoutExecuteDelayedPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, clk := newManual(t, 1, tc.opts...)
 			gate := newTaskGate(t)
-			_, err := s.Submit(gate.Task) // keeps the only worker busy
-			require.NoError(t, err)
-			gate.WaitStarted(t)
+			gate.Start(t, s, gate.Task) // keeps the only worker busy
 
 			var dueRuns, lateRuns atomic.Int32
 			dueNow, err := s.Submit(countRuns(&dueRuns), scheduler.WithName("due now"))
@@ -389,9 +385,7 @@ func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
 func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
 	s, clk := newManual(t, 1)
 	gate := newTaskGate(t)
-	running, err := s.Submit(gate.Task)
-	require.NoError(t, err)
-	gate.WaitStarted(t) // the only worker is busy: everything below stays queued
+	running := gate.Start(t, s, gate.Task) // the only worker is busy: everything below stays queued
 
 	var runs atomic.Int32
 	d3, err := s.Schedule(countRuns(&runs), 3*time.Hour, scheduler.WithName("3h"))
@@ -440,9 +434,7 @@ func TestLifeShutdownNowReturnsQueuedTasks(t *testing.T) {
 func TestLifeShutdownNowAfterShutdown(t *testing.T) {
 	s, clk := newManual(t, 1)
 	gate := newTaskGate(t)
-	running, err := s.Submit(gate.Task)
-	require.NoError(t, err)
-	gate.WaitStarted(t)
+	running := gate.Start(t, s, gate.Task)
 	var runs atomic.Int32
 	queued, err := s.Schedule(countRuns(&runs), time.Hour, scheduler.WithName("queued"))
 	require.NoError(t, err)
@@ -464,9 +456,7 @@ func TestLifeShutdownNowAfterShutdown(t *testing.T) {
 func TestLifeAwaitTerminationReturnsCtxErrUntilTerminated(t *testing.T) {
 	s, _ := newManual(t, 1)
 	gate := newTaskGate(t)
-	_, err := s.Submit(gate.Task)
-	require.NoError(t, err)
-	gate.WaitStarted(t)
+	gate.Start(t, s, gate.Task)
 	s.Shutdown()
 
 	require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))
@@ -551,9 +541,7 @@ func TestLifeRunStatePredicates(t *testing.T) {
 		s, _ := newManual(t, 1)
 		requireRunState(t, s, false, false, false)
 		gate := newTaskGate(t)
-		_, err := s.Submit(gate.Task)
-		require.NoError(t, err)
-		gate.WaitStarted(t)
+		gate.Start(t, s, gate.Task)
 		requireRunState(t, s, false, false, false)
 		s.Shutdown()
 		requireRunState(t, s, true, true, false)
@@ -564,9 +552,7 @@ func TestLifeRunStatePredicates(t *testing.T) {
 	t.Run("ShutdownNow", func(t *testing.T) {
 		s, _ := newManual(t, 1)
 		gate := newTaskGate(t)
-		_, err := s.Submit(gate.Stubborn)
-		require.NoError(t, err)
-		gate.WaitStarted(t)
+		gate.Start(t, s, gate.Stubborn)
 		s.ShutdownNow()
 		requireRunState(t, s, true, true, false)
 		gate.Open()
@@ -613,9 +599,7 @@ func TestLifeTaskThatBlocksUntilInterrupted(t *testing.T) {
 func TestLifeTaskIgnoringInterruptDelaysTermination(t *testing.T) {
 	s, _ := newManual(t, 1)
 	gate := newTaskGate(t)
-	f, err := s.Submit(gate.Stubborn)
-	require.NoError(t, err)
-	gate.WaitStarted(t)
+	f := gate.Start(t, s, gate.Stubborn)
 
 	s.ShutdownNow()
 	require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))

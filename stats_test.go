@@ -75,9 +75,7 @@ func TestLifeStatsCanceledCountsEveryPath(t *testing.T) {
 		}, 0},
 		{"Cancel of a running task", nil, func(t *testing.T, s *scheduler.Scheduler) {
 			gate := newTaskGate(t)
-			f, err := s.Submit(gate.Task)
-			require.NoError(t, err)
-			gate.WaitStarted(t)
+			f := gate.Start(t, s, gate.Task)
 			require.True(t, f.Cancel(true))
 			require.NoError(t, s.AwaitIdle(testCtx(t)))
 		}, 1},

@@ -362,14 +362,7 @@ func TestPeriodicTaskCanceledWhileRunningNeverRunsAgain(t *testing.T) {
 					}
 					return nil
 				}
-				var f scheduler.ScheduledFuture
-				var err error
-				if kind == "fixed rate" {
-					f, err = s.ScheduleAtFixedRate(task, period, period)
-				} else {
-					f, err = s.ScheduleWithFixedDelay(task, period, period)
-				}
-				require.NoError(t, err)
+				f := schedulePeriodic(t, s, kind, task, period)
 				advance(t, clk, s, period)
 				clk.Advance(period)
 				recv(t, started) // run 2 is in progress

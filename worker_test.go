@@ -40,9 +40,7 @@ func TestLifeSetCorePoolSize(t *testing.T) {
 	t.Run("growing starts a worker per queued task, up to the new size", func(t *testing.T) {
 		s, _ := newManual(t, 1)
 		gate := newTaskGate(t)
-		_, err := s.Submit(gate.Task)
-		require.NoError(t, err)
-		gate.WaitStarted(t)
+		gate.Start(t, s, gate.Task)
 		var queued []scheduler.ScheduledFuture
 		for range 2 {
 			f, err := s.Submit(nop)
