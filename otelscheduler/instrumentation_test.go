@@ -1,0 +1,58 @@
+package otelscheduler_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/otelscheduler"
+)
+
+// TestBadInputIsInvalidArgument: a negative name bound, Register(nil), a
+// second Register and a Register after Shutdown fail with
+// ErrInvalidArgument; a nil Option is ignored; Shutdown twice is fine.
+func TestBadInputIsInvalidArgument(t *testing.T) {
+	_, err := otelscheduler.New(otelscheduler.WithMaxTaskNames(-1))
+	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+
+	inst, err := otelscheduler.New(nil)
+	require.NoError(t, err)
+	require.ErrorIs(t, inst.Register(nil), scheduler.ErrInvalidArgument)
+
+	e := newEnv(t, 1, nil) // registered already
+	require.ErrorIs(t, e.inst.Register(e.s), scheduler.ErrInvalidArgument)
+	require.NoError(t, inst.Shutdown())
+	require.NoError(t, inst.Shutdown())
+	require.ErrorIs(t, inst.Register(e.s), scheduler.ErrInvalidArgument)
+}
+
+// TestShutdownStopsReporting: after Shutdown the Stats instruments report
+// nothing, and later runs add no metrics and no spans; the scheduler runs on.
+func TestShutdownStopsReporting(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	_, err := e.s.Schedule(ok, time.Millisecond, scheduler.WithName("before"))
+	require.NoError(t, err)
+	e.advance(t, time.Millisecond)
+	require.NoError(t, e.inst.Shutdown())
+
+	f, err := e.s.Schedule(ok, time.Millisecond, scheduler.WithName("after"))
+	require.NoError(t, err)
+	e.advance(t, time.Millisecond)
+	require.NoError(t, f.Wait(context.Background()))
+
+	m := e.collect(t)
+	assert.Equal(t, map[string]int64{"scheduler.run.outcome=ok,scheduler.task.name=before": 1},
+		sums(t, m["scheduler.task.runs"]))
+	for _, name := range []string{"scheduler.queue.length", "scheduler.task.active",
+		"scheduler.worker.count", "scheduler.task.rejected", "scheduler.task.canceled"} {
+		if got, present := m[name]; present {
+			assert.Empty(t, sums(t, got), name)
+		}
+	}
+	require.Len(t, e.spans.Ended(), 1)
+	assert.Equal(t, "run before", e.spans.Ended()[0].Name())
+}
