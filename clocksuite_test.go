@@ -61,11 +61,6 @@ type suiteClock interface {
 // suiteEpoch is the manual clock's start; cases only see offsets from it.
 var suiteEpoch = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// suiteWaitLimit bounds, in real time, how long the manual driver waits for
-// the scheduler to settle, so that a bug fails the test instead of hanging
-// it. The bubble needs no such limit: a deadlock there panics at once.
-const suiteWaitLimit = 10 * time.Second
-
 // --- the manual clock driver ---
 
 type suiteManualDriver struct{}
@@ -117,13 +112,7 @@ func (m *suiteManualClock) newScheduler(t *testing.T, pool int, opts ...schedule
 	s, err := scheduler.New(pool, append(opts, scheduler.WithClock(m.clk))...)
 	require.NoError(t, err)
 	m.s, m.pool = s, pool
-	t.Cleanup(func() {
-		// t.Context() is already canceled when cleanups run.
-		ctx, cancel := context.WithTimeout(context.Background(), suiteWaitLimit)
-		defer cancel()
-		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(ctx))
-	})
+	shutdownAtEnd(t, s)
 	return s
 }
 
@@ -137,11 +126,7 @@ func (m *suiteManualClock) advance(t *testing.T, d time.Duration) {
 	require.NoError(t, schedulertest.AdvanceAndSettle(ctx, m.clk, m, d))
 }
 
-func (m *suiteManualClock) ctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), suiteWaitLimit)
-	t.Cleanup(cancel)
-	return ctx
-}
+func (m *suiteManualClock) ctx(t *testing.T) context.Context { return testCtx(t) }
 
 func (m *suiteManualClock) work(ctx context.Context, d time.Duration) error {
 	tm := m.clk.NewTimer(d)
@@ -256,10 +241,7 @@ func (b *suiteBubbleClock) newScheduler(t *testing.T, pool int, opts ...schedule
 	}
 	s, err := scheduler.New(pool, opts...) // the system clock: the bubble's
 	require.NoError(t, err)
-	t.Cleanup(func() { // runs inside the bubble, after t.Context() is canceled
-		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(context.Background()))
-	})
+	shutdownAtEnd(t, s) // the cleanup runs inside the bubble, on its clock
 	return s
 }
 
@@ -325,6 +307,41 @@ func (l *suiteLog) lines(sorted bool) []string {
 	return out
 }
 
+// task returns a task that records what.
+func (l *suiteLog) task(what string) scheduler.Task {
+	return func(context.Context) error {
+		l.add(what)
+		return nil
+	}
+}
+
+// workTask returns a task that records "start", works d on the log's
+// clock, and records "end"; an interrupted run records nothing more and
+// returns the ctx's error.
+func (l *suiteLog) workTask(c suiteClock, d time.Duration) scheduler.Task {
+	return func(ctx context.Context) error {
+		l.add("start")
+		if err := c.work(ctx, d); err != nil {
+			return err
+		}
+		l.add("end")
+		return nil
+	}
+}
+
+// addCanceled records whether tick and report are canceled.
+func (l *suiteLog) addCanceled(tick, report scheduler.ScheduledFuture) {
+	l.add(fmt.Sprintf("tick canceled=%v, report canceled=%v", tick.IsCanceled(), report.IsCanceled()))
+}
+
+// addTerminated waits for s to terminate and records the virtual time its
+// Terminated hook ran at (see suiteShutdownScheduler).
+func (l *suiteLog) addTerminated(t *testing.T, s *scheduler.Scheduler, terminated <-chan time.Duration) {
+	t.Helper()
+	require.NoError(t, s.AwaitTermination(l.c.ctx(t)))
+	l.add(fmt.Sprintf("terminated, hook at %v", <-terminated))
+}
+
 // suiteAt builds an expected line.
 func suiteAt(at time.Duration, what string) string { return suiteEvent{at, what}.String() }
 
@@ -360,10 +377,7 @@ func suiteCases() []suiteCase {
 			name: "fixed rate runs 24 times in 24h at exact instants",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 2)
-				_, err := s.ScheduleAtFixedRate(func(context.Context) error {
-					log.add("tick")
-					return nil
-				}, h, h)
+				_, err := s.ScheduleAtFixedRate(log.task("tick"), h, h)
 				require.NoError(t, err)
 				c.advance(t, 24*h)
 			},
@@ -373,14 +387,7 @@ func suiteCases() []suiteCase {
 			name: "fixed rate keeps its rate when each run takes 10 minutes",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 1)
-				_, err := s.ScheduleAtFixedRate(func(ctx context.Context) error {
-					log.add("start")
-					if err := c.work(ctx, 10*m); err != nil {
-						return err
-					}
-					log.add("end")
-					return nil
-				}, h, h)
+				_, err := s.ScheduleAtFixedRate(log.workTask(c, 10*m), h, h)
 				require.NoError(t, err)
 				c.advance(t, 3*h+30*m)
 			},
@@ -394,14 +401,7 @@ func suiteCases() []suiteCase {
 			name: "fixed delay counts from the end of a 10-minute run",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 1)
-				_, err := s.ScheduleWithFixedDelay(func(ctx context.Context) error {
-					log.add("start")
-					if err := c.work(ctx, 10*m); err != nil {
-						return err
-					}
-					log.add("end")
-					return nil
-				}, h, h)
+				_, err := s.ScheduleWithFixedDelay(log.workTask(c, 10*m), h, h)
 				require.NoError(t, err)
 				c.advance(t, 6*h)
 			},
@@ -463,16 +463,13 @@ func suiteCases() []suiteCase {
 			name: "tasks due at one instant run in submission order",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 1)
-				task := func(name string) scheduler.Task {
-					return func(context.Context) error { log.add(name); return nil }
-				}
-				_, err := s.ScheduleAtFixedRate(task("tick"), h, h)
+				_, err := s.ScheduleAtFixedRate(log.task("tick"), h, h)
 				require.NoError(t, err)
-				_, err = s.Schedule(task("a"), 2*h)
+				_, err = s.Schedule(log.task("a"), 2*h)
 				require.NoError(t, err)
-				_, err = s.Schedule(task("b"), h)
+				_, err = s.Schedule(log.task("b"), h)
 				require.NoError(t, err)
-				_, err = s.Schedule(task("c"), 2*h)
+				_, err = s.Schedule(log.task("c"), 2*h)
 				require.NoError(t, err)
 				c.advance(t, 2*h+30*m)
 			},
@@ -485,10 +482,7 @@ func suiteCases() []suiteCase {
 			name: "cancel from another goroutine between runs",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 1)
-				f, err := s.ScheduleAtFixedRate(func(context.Context) error {
-					log.add("tick")
-					return nil
-				}, h, h)
+				f, err := s.ScheduleAtFixedRate(log.task("tick"), h, h)
 				require.NoError(t, err)
 				c.advance(t, 2*h+30*m)
 
@@ -546,10 +540,9 @@ func suiteCases() []suiteCase {
 
 				log.add("shutdown")
 				s.Shutdown()
-				log.add(fmt.Sprintf("tick canceled=%v, report canceled=%v", tick.IsCanceled(), report.IsCanceled()))
+				log.addCanceled(tick, report)
 				c.advance(t, 2*h+30*m) // to 5h, the report's time
-				require.NoError(t, s.AwaitTermination(c.ctx(t)))
-				log.add(fmt.Sprintf("terminated, hook at %v", <-terminated))
+				log.addTerminated(t, s, terminated)
 				c.advance(t, 5*h)
 			},
 			want: []string{
@@ -569,9 +562,8 @@ func suiteCases() []suiteCase {
 
 				log.add("shutdown")
 				s.Shutdown()
-				log.add(fmt.Sprintf("tick canceled=%v, report canceled=%v", tick.IsCanceled(), report.IsCanceled()))
-				require.NoError(t, s.AwaitTermination(c.ctx(t)))
-				log.add(fmt.Sprintf("terminated, hook at %v", <-terminated))
+				log.addCanceled(tick, report)
+				log.addTerminated(t, s, terminated)
 				c.advance(t, 5*h)
 			},
 			want: []string{
@@ -594,10 +586,9 @@ func suiteCases() []suiteCase {
 
 				log.add("continue-periodic false")
 				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(false)
-				log.add(fmt.Sprintf("tick canceled=%v, report canceled=%v", tick.IsCanceled(), report.IsCanceled()))
+				log.addCanceled(tick, report)
 				c.advance(t, 30*m) // to 5h: the report still runs
-				require.NoError(t, s.AwaitTermination(c.ctx(t)))
-				log.add(fmt.Sprintf("terminated, hook at %v", <-terminated))
+				log.addTerminated(t, s, terminated)
 			},
 			want: []string{
 				suiteAt(h, "tick"), suiteAt(2*h, "tick"),
@@ -613,10 +604,7 @@ func suiteCases() []suiteCase {
 			name: "ShutdownNow returns the queued tasks and interrupts the running one",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
 				s := c.newScheduler(t, 1)
-				tick, err := s.ScheduleAtFixedRate(func(context.Context) error {
-					log.add("tick")
-					return nil
-				}, h, h, scheduler.WithName("tick"))
+				tick, err := s.ScheduleAtFixedRate(log.task("tick"), h, h, scheduler.WithName("tick"))
 				require.NoError(t, err)
 				slow, err := s.Schedule(func(ctx context.Context) error {
 					log.add("slow starts")
@@ -624,10 +612,7 @@ func suiteCases() []suiteCase {
 					return nil // returns nil after the interrupt: completes normally
 				}, 2*h, scheduler.WithName("slow"))
 				require.NoError(t, err)
-				later, err := s.Schedule(func(context.Context) error {
-					log.add("later")
-					return nil
-				}, 5*h, scheduler.WithName("later"))
+				later, err := s.Schedule(log.task("later"), 5*h, scheduler.WithName("later"))
 				require.NoError(t, err)
 				c.advance(t, 2*h+30*m)
 
@@ -672,15 +657,9 @@ func suiteShutdownScheduler(t *testing.T, c suiteClock, opts ...scheduler.Option
 // 5h.
 func suiteTickAndReport(t *testing.T, s *scheduler.Scheduler, log *suiteLog) (tick, report scheduler.ScheduledFuture) {
 	t.Helper()
-	tick, err := s.ScheduleAtFixedRate(func(context.Context) error {
-		log.add("tick")
-		return nil
-	}, suiteHour, suiteHour)
+	tick, err := s.ScheduleAtFixedRate(log.task("tick"), suiteHour, suiteHour)
 	require.NoError(t, err)
-	report, err = s.Schedule(func(context.Context) error {
-		log.add("report")
-		return nil
-	}, 5*suiteHour)
+	report, err = s.Schedule(log.task("report"), 5*suiteHour)
 	require.NoError(t, err)
 	return tick, report
 }
