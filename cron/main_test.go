@@ -1,0 +1,11 @@
+package cron_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if a goroutine outlives them
+// (TestNextConcurrent starts some).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
