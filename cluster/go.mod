@@ -1,0 +1,19 @@
+module github.com/go-stpe/scheduler/cluster
+
+go 1.25
+
+replace github.com/go-stpe/scheduler => ../
+
+require (
+	github.com/go-stpe/scheduler v0.0.0
+	github.com/redis/go-redis/v9 v9.22.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.30.0 // indirect
+)

@@ -1,0 +1,329 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/redis/go-redis/v9"
+)
+
+// Node is one replica: it stores tasks in Redis (Schedule, Cancel), and,
+// once started, runs the tasks of the kinds it handles when they fall due,
+// sharing them with every other node on the same Redis and key prefix.
+// A Node comes only from New; the zero value is not usable. Its methods are
+// safe for concurrent use. A Node runs once: Start, then Stop or StopNow.
+//
+// It plays the part of asynq's Client and Server together, of River's
+// Client, and of a clustered Quartz Scheduler.
+type Node struct {
+	cfg   config
+	st    store
+	name  string        // this replica's random name, the stem of its claim tokens
+	seq   atomic.Uint64 // numbers the claim tokens
+	sched *scheduler.Scheduler
+
+	mu        sync.Mutex // guards state, handlers, periodics, loaded, running and more
+	state     nodeState
+	handlers  map[string]Handler
+	periodics []*periodic
+	loaded    map[string]*entry // tasks in the window waiting in sched, by ID
+	running   map[string]*run   // tasks this node holds a claim on, by ID
+	more      bool              // the last sweep stopped at the load limit
+
+	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
+	runCancel context.CancelCauseFunc
+	bgCancel  context.CancelFunc // ends the sweep, pub/sub and reaper loops
+	bg        sync.WaitGroup     // the sweep, pub/sub and reaper loops
+	hbCancel  context.CancelFunc // ends the heartbeat loop
+	hb        sync.WaitGroup     // the heartbeat loop
+	kick      chan struct{}      // asks the sweep loop for a sweep now
+}
+
+type nodeState int
+
+const (
+	stateNew nodeState = iota
+	stateStarted
+	stateStopping
+	stateStopped
+)
+
+// entry is a task of the window, waiting in the node's scheduler.
+type entry struct {
+	due int64 // µs; the claim expects the task due no later than this
+	fut scheduler.ScheduledFuture
+}
+
+// run is a task this node has claimed.
+type run struct {
+	token  string
+	cancel context.CancelCauseFunc
+}
+
+// New returns a Node that keeps its tasks in rdb (a *redis.Client, a
+// *redis.ClusterClient or any redis.UniversalClient). It starts nothing: a
+// node that only schedules need not be started. nil rdb or a bad option is
+// an error wrapping scheduler.ErrInvalidArgument.
+func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
+	if rdb == nil {
+		return nil, invalid("nil Redis client")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	sched, err := scheduler.New(cfg.concurrency,
+		scheduler.WithClock(cfg.clock),
+		scheduler.WithLogger(cfg.logger),
+		scheduler.WithRemoveOnCancel(true),
+		// On Stop the tasks not yet due stay in Redis, untouched.
+		scheduler.WithExecuteExistingDelayedTasksAfterShutdown(false))
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		cfg:      cfg,
+		st:       store{rdb: rdb, prefix: cfg.prefix},
+		name:     randomID()[:12],
+		sched:    sched,
+		handlers: make(map[string]Handler),
+		loaded:   make(map[string]*entry),
+		running:  make(map[string]*run),
+		kick:     make(chan struct{}, 1),
+	}
+	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
+	return n, nil
+}
+
+// Handle registers h for the tasks of kind (asynq's ServeMux.HandleFunc,
+// River's AddWorker). Register every kind before scheduling it; a node
+// claims only the kinds it handles, so nodes of a rolling deploy may differ.
+// A nil h, an empty kind, one with white space, longer than 200 bytes or
+// starting with "@" (kept for periodic tasks), or a kind already registered
+// is an error wrapping scheduler.ErrInvalidArgument.
+func (n *Node) Handle(kind string, h Handler) error {
+	if err := validKind(kind); err != nil {
+		return err
+	}
+	if strings.HasPrefix(kind, "@") {
+		return invalid("kind %q: the @ prefix is kept for periodic tasks", kind)
+	}
+	if h == nil {
+		return invalid("nil handler for kind %q", kind)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, dup := n.handlers[kind]; dup {
+		return invalid("kind %q already has a handler", kind)
+	}
+	n.handlers[kind] = h
+	return nil
+}
+
+func validKind(kind string) error {
+	if kind == "" || len(kind) > 200 || strings.ContainsFunc(kind, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return invalid("kind %q: want 1 to 200 bytes without white space", kind)
+	}
+	return nil
+}
+
+// Schedule stores a task of kind with payload, due at due, and returns its
+// ID once Redis has it (asynq's Client.Enqueue with ProcessAt, River's
+// Insert with ScheduledAt). One node that handles kind runs it at due.
+//
+// A due time in the past means now: the task is stored and runs at once.
+// The zero time, a kind with no handler on this node, or a payload beyond
+// WithMaxPayload is an error wrapping scheduler.ErrInvalidArgument, and
+// nothing is stored. With WithID, scheduling the same task again is a no-op
+// that returns nil, and a different task under that ID is ErrIDConflict.
+// A Redis error is returned as it is; the task may or may not be stored
+// then, so retry with WithID to be sure of exactly one.
+func (n *Node) Schedule(ctx context.Context, kind string, payload []byte, due time.Time, opts ...ScheduleOption) (string, error) {
+	sc := scheduleConfig{maxRetries: n.cfg.maxRetries}
+	for _, o := range opts {
+		if o != nil {
+			o(&sc)
+		}
+	}
+	if err := validKind(kind); err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(kind, "@") {
+		return "", invalid("kind %q: the @ prefix is kept for periodic tasks", kind)
+	}
+	n.mu.Lock()
+	_, known := n.handlers[kind]
+	n.mu.Unlock()
+	if !known {
+		return "", invalid("unknown kind %q: register its handler with Handle first", kind)
+	}
+	return n.store(ctx, kind, payload, due, sc)
+}
+
+// store validates and stores a task, and offers it to this node's window.
+func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (string, error) {
+	switch {
+	case len(payload) > n.cfg.maxPayload:
+		return "", invalid("payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
+	case due.IsZero():
+		return "", invalid("zero due time")
+	case sc.maxRetries < 0:
+		return "", invalid("max retries %d < 0", sc.maxRetries)
+	case len(sc.id) > 512:
+		return "", invalid("task ID of %d bytes exceeds 512", len(sc.id))
+	}
+	fixed := sc.id != ""
+	id := sc.id
+	if !fixed {
+		id = randomID()
+	}
+	dueUS := due.UnixMicro()
+	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed)
+	if err != nil {
+		return "", fmt.Errorf("cluster: schedule %s: %w", kind, err)
+	}
+	switch res {
+	case "conflict":
+		return "", fmt.Errorf("cluster: schedule %s as %q: %w: %w", kind, id, ErrIDConflict, scheduler.ErrInvalidArgument)
+	case "created", "exists":
+		n.offer(id, kind, dueUS)
+	}
+	return id, nil
+}
+
+// Start starts running tasks: it subscribes to the store's events, loads
+// the window, and starts the sweep, reaper and heartbeat loops. It returns
+// once the subscription is confirmed, so no task scheduled after Start
+// returns can be missed by pub/sub. A second Start is ErrStopped.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	if n.state != stateNew {
+		n.mu.Unlock()
+		return ErrStopped
+	}
+	n.state = stateStarted
+	n.mu.Unlock()
+	if err := n.st.loadScripts(ctx); err != nil {
+		n.abortStart()
+		return fmt.Errorf("cluster: start: %w", err)
+	}
+	ps := n.st.rdb.Subscribe(ctx, n.st.channel())
+	if _, err := ps.Receive(ctx); err != nil {
+		_ = ps.Close()
+		n.abortStart()
+		return fmt.Errorf("cluster: start: subscribe: %w", err)
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	n.bgCancel = cancel
+	hb, hbCancel := context.WithCancel(context.Background())
+	n.hbCancel = hbCancel
+	n.bg.Add(3)
+	go n.sweepLoop(bg)
+	go n.listenLoop(bg, ps)
+	go n.reapLoop(bg)
+	n.hb.Add(1)
+	go n.heartbeatLoop(hb)
+	n.requestSweep()
+	return nil
+}
+
+// abortStart undoes a Start that failed, so that Start may be tried again.
+func (n *Node) abortStart() {
+	n.mu.Lock()
+	n.state = stateNew
+	n.mu.Unlock()
+}
+
+// Stop stops the node gracefully (asynq's Server.Shutdown, Quartz's
+// shutdown(true)): it stops claiming, leaves every task not yet claimed in
+// Redis for the other nodes, hands back at once a task claimed but not yet
+// started, and waits for the running handlers. If ctx ends first, it cancels
+// their ctx, hands their tasks back to pending (no attempt counted), waits
+// for them to return and returns ctx.Err(). Nothing is lost. Stop on a node
+// never started only releases its resources; later calls do nothing.
+func (n *Node) Stop(ctx context.Context) error {
+	if !n.beginStop() {
+		return nil
+	}
+	n.bgCancel()
+	n.bg.Wait()
+	n.sched.Shutdown()
+	err := n.sched.AwaitTermination(ctx)
+	if err != nil {
+		n.runCancel(errHandBack)
+		_ = n.sched.AwaitTermination(context.Background())
+	}
+	n.endStop()
+	return err
+}
+
+// StopNow stops the node abruptly, as a crash would but without leaking
+// anything (the JDK's shutdownNow): it cancels the ctx of running handlers
+// and waits for them to return, and leaves the tasks they held to their
+// lease, so another node runs them after it expires. A handler that still
+// returns nil completes its task.
+func (n *Node) StopNow() {
+	if !n.beginStop() {
+		return
+	}
+	n.runCancel(errKilled)
+	n.bgCancel()
+	n.bg.Wait()
+	n.sched.ShutdownNow()
+	_ = n.sched.AwaitTermination(context.Background())
+	n.endStop()
+}
+
+// beginStop moves a started node to stopping and reports whether the caller
+// should stop it; a node never started is stopped at once.
+func (n *Node) beginStop() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch n.state {
+	case stateNew:
+		n.state = stateStopped
+		n.sched.Shutdown()
+		n.runCancel(errKilled)
+		return false
+	case stateStarted:
+		n.state = stateStopping
+		return true
+	}
+	return false
+}
+
+func (n *Node) endStop() {
+	n.hbCancel()
+	n.hb.Wait()
+	n.runCancel(errKilled)
+	n.mu.Lock()
+	n.state = stateStopped
+	clear(n.loaded)
+	n.mu.Unlock()
+}
+
+// randomID returns 32 random hex digits.
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newToken returns a claim token no other claim anywhere uses.
+func (n *Node) newToken() string {
+	return n.name + ":" + strconv.FormatUint(n.seq.Add(1), 10)
+}

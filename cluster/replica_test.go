@@ -1,0 +1,367 @@
+package cluster_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// The multi-process tests re-execute the test binary as replicas: separate
+// OS processes that share one redis-server, as a deployment would.
+
+// replicaEnv selects the replica main in a re-executed test binary.
+const replicaEnv = "CLUSTER_TEST_REPLICA"
+
+// Kinds the replica handles.
+const (
+	// kindCount counts its runs in the hash <prefix>:runs.
+	kindCount = "count"
+	// kindHold records its start in the list <prefix>:started; its first
+	// run then holds until the replica dies; a later run completes and
+	// records which replica ran it in <prefix>:ranby.
+	kindHold = "hold"
+)
+
+// replicaMain runs one replica until SIGTERM, then stops it gracefully.
+func replicaMain(role string) int {
+	if role != "worker" {
+		fmt.Fprintln(os.Stderr, "unknown replica role", role)
+		return 2
+	}
+	addr, prefix := os.Getenv("CLUSTER_TEST_REDIS"), os.Getenv("CLUSTER_TEST_PREFIX")
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	n, err := cluster.New(rdb, cluster.WithPrefix(prefix),
+		cluster.WithLease(time.Second),
+		cluster.WithWindow(5*time.Second),
+		cluster.WithSweepInterval(time.Second),
+		cluster.WithConcurrency(32),
+		cluster.WithBackoff(func(int) time.Duration { return 5 * time.Millisecond }))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	pid := strconv.Itoa(os.Getpid())
+	must := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	must(n.Handle(kindCount, func(ctx context.Context, t cluster.Task) error {
+		return rdb.HIncrBy(ctx, prefix+":runs", t.ID, 1).Err()
+	}))
+	must(n.Handle(kindHold, func(ctx context.Context, t cluster.Task) error {
+		if err := rdb.RPush(ctx, prefix+":started", pid).Err(); err != nil {
+			return err
+		}
+		if t.Attempt == 0 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		if err := rdb.HSet(ctx, prefix+":ranby", t.ID, pid).Err(); err != nil {
+			return err
+		}
+		return rdb.HIncrBy(ctx, prefix+":runs", t.ID, 1).Err()
+	}))
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	must(n.Start(context.Background()))
+	fmt.Println("ready")
+	<-sigs
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.Stop(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "stop:", err)
+		return 1
+	}
+	return 0
+}
+
+// replica is a replica process started by a test.
+type replica struct {
+	cmd    *exec.Cmd
+	done   chan struct{} // closed once the process has been waited for
+	stderr *lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer safe for the writer goroutine of exec.
+type lockedBuffer struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startReplica starts a replica process on srv with prefix and waits until
+// it has started its node; it is killed when t ends if still running.
+func startReplica(t *testing.T, srv *redistest.Server, prefix string) *replica {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), replicaEnv+"=worker", "CLUSTER_TEST_REDIS="+srv.Addr, "CLUSTER_TEST_PREFIX="+prefix)
+	r := &replica{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
+	cmd.Stderr = r.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := sc.Scan() && sc.Text() == "ready"
+		ready <- ok
+		for sc.Scan() {
+		}
+		_ = cmd.Wait()
+		close(r.done)
+	}()
+	t.Cleanup(r.kill)
+	select {
+	case ok := <-ready:
+		if !ok {
+			r.kill()
+			t.Fatalf("replica failed to start: %s", r.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		r.kill()
+		t.Fatalf("replica did not start: %s", r.stderr)
+	}
+	return r
+}
+
+func (r *replica) pid() string { return strconv.Itoa(r.cmd.Process.Pid) }
+
+// kill ends the replica with SIGKILL, as a crash would, and waits for it.
+func (r *replica) kill() {
+	select {
+	case <-r.done:
+		return
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.done
+}
+
+// stop ends the replica with SIGTERM (a graceful Stop) and checks it exited
+// cleanly.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	r.wait(t)
+}
+
+// stopAll stops every replica at once, gracefully.
+func stopAll(t *testing.T, rs []*replica) {
+	t.Helper()
+	for _, r := range rs {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, r := range rs {
+		r.wait(t)
+	}
+}
+
+// wait waits for the replica to exit and checks it exited cleanly.
+func (r *replica) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+		r.kill()
+		t.Fatalf("replica did not stop: %s", r.stderr)
+	}
+	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("replica exited with %d: %s", code, r.stderr)
+	}
+}
+
+// scheduleCounts stores n count tasks through a producer node (never
+// started), due evenly over [from, from+spread), from 8 goroutines.
+func scheduleCounts(t *testing.T, producer *cluster.Node, n int, from time.Time, spread time.Duration) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := g; i < n; i += 8 {
+				due := from.Add(spread * time.Duration(i) / time.Duration(n))
+				if _, err := producer.Schedule(context.Background(), kindCount, nil, due, cluster.WithID("task-"+strconv.Itoa(i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// producerNode returns a node that only stores tasks under prefix.
+func producerNode(t *testing.T, srv *redistest.Server, prefix string) *cluster.Node {
+	t.Helper()
+	nop := func(context.Context, cluster.Task) error { return nil }
+	return newNode(t, srv, map[string]cluster.Handler{kindCount: nop, kindHold: nop}, cluster.WithPrefix(prefix))
+}
+
+// checkRunOnce checks that each of the n count tasks ran exactly once and
+// the store is empty.
+func checkRunOnce(t *testing.T, rdb *redis.Client, producer *cluster.Node, prefix string, n int) {
+	t.Helper()
+	runs, err := rdb.HGetAll(context.Background(), prefix+":runs").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != n {
+		t.Fatalf("%d distinct tasks ran, want %d", len(runs), n)
+	}
+	for i := range n {
+		if c := runs["task-"+strconv.Itoa(i)]; c != "1" {
+			t.Errorf("task-%d ran %q times, want 1", i, c)
+		}
+	}
+	if c := counts(t, producer); c != (cluster.Counts{}) {
+		t.Errorf("store not empty after every task ran: %+v", c)
+	}
+}
+
+func TestTenThousandTasksAcrossThreeReplicaProcessesEachRunOnce(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix, n = "{tenk}", 10000
+	rdb := client(t, srv)
+	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	producer := producerNode(t, srv, prefix)
+	scheduleCounts(t, producer, n, time.Now().Add(500*time.Millisecond), 2*time.Second)
+	waitFor(t, 120*time.Second, "every task to run", func() bool {
+		return rdb.HLen(context.Background(), prefix+":runs").Val() >= n
+	})
+	stopAll(t, replicas)
+	checkRunOnce(t, rdb, producer, prefix, n)
+}
+
+func TestReplicaKilledMidRunHasItsTaskRunByAnotherAfterTheLease(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix = "{kill}"
+	rdb := client(t, srv)
+	replicas := map[string]*replica{}
+	for range 2 {
+		r := startReplica(t, srv, prefix)
+		replicas[r.pid()] = r
+	}
+	producer := producerNode(t, srv, prefix)
+	id, err := producer.Schedule(context.Background(), kindHold, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "a replica to start the task", func() bool {
+		return rdb.LLen(context.Background(), prefix+":started").Val() == 1
+	})
+	holder := rdb.LIndex(context.Background(), prefix+":started", 0).Val()
+	replicas[holder].kill()
+
+	waitFor(t, 30*time.Second, "the task to run again after the lease", func() bool {
+		return rdb.HGet(context.Background(), prefix+":runs", id).Val() == "1"
+	})
+	if by := rdb.HGet(context.Background(), prefix+":ranby", id).Val(); by == holder || replicas[by] == nil {
+		t.Fatalf("task rerun by %q, want the surviving replica (killed %s)", by, holder)
+	}
+	for pid, r := range replicas {
+		if pid != holder {
+			r.stop(t)
+		}
+	}
+	if c := counts(t, producer); c != (cluster.Counts{}) {
+		t.Fatalf("store not empty: %+v", c)
+	}
+}
+
+func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix, n = "{restart}", 3000
+	rdb := client(t, srv)
+	producer := producerNode(t, srv, prefix)
+	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
+
+	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 5*time.Second)
+	waitFor(t, 60*time.Second, "a fifth of the tasks to run", func() bool { return ran() >= n/5 })
+	stopAll(t, replicas) // graceful: claimed tasks go back at once
+	t.Logf("%d of %d tasks ran before every replica stopped", ran(), n)
+	if ran() == n {
+		t.Fatal("every task ran before the restart; the test proves nothing")
+	}
+
+	replicas = []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	waitFor(t, 60*time.Second, "every task to run after the restart", func() bool { return ran() >= n })
+	stopAll(t, replicas)
+	checkRunOnce(t, rdb, producer, prefix, n)
+}
+
+func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix, n = "{crash}", 2000
+	rdb := client(t, srv)
+	producer := producerNode(t, srv, prefix)
+	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
+
+	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 3*time.Second)
+	waitFor(t, 60*time.Second, "a third of the tasks to run", func() bool { return ran() >= n/3 })
+	for _, r := range replicas {
+		r.kill()
+	}
+	t.Logf("%d of %d tasks ran before every replica was killed", ran(), n)
+
+	replicas = []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	waitFor(t, 60*time.Second, "every task to run after the crash", func() bool { return ran() >= n })
+	waitFor(t, 10*time.Second, "the store to empty", func() bool { return counts(t, producer) == cluster.Counts{} })
+	stopAll(t, replicas)
+	// At least once: a task killed between its run and its completion
+	// runs again; none is lost.
+	runs := rdb.HGetAll(context.Background(), prefix+":runs").Val()
+	twice := 0
+	for i := range n {
+		c, _ := strconv.Atoi(runs["task-"+strconv.Itoa(i)])
+		if c < 1 {
+			t.Errorf("task-%d never ran", i)
+		}
+		if c > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d tasks ran twice (killed between run and completion)", twice)
+}
+
+// everyTick is a trigger firing at every multiple of d.
+func everyTick(d time.Duration) scheduler.Trigger {
+	return scheduler.TriggerFunc(func(t time.Time) time.Time { return t.Truncate(d).Add(d) })
+}
