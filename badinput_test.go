@@ -74,6 +74,15 @@ func (e *badEnv) fromInside(t *testing.T, call func(ctx context.Context) error) 
 	return res
 }
 
+// overflow fills a queue bounded at one with a task, then returns what
+// scheduling a second one returns.
+func (e *badEnv) overflow(t *testing.T) (scheduler.ScheduledFuture, error) {
+	t.Helper()
+	_, err := e.s.Schedule(nop, time.Hour)
+	require.NoError(t, err)
+	return e.s.Schedule(nop, time.Hour)
+}
+
 // nothingQueued asserts that a failed call left no trace in the queue.
 func (e *badEnv) nothingQueued(t *testing.T) {
 	t.Helper()
@@ -190,9 +199,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/WithRejectionPolicy(nil): AbortPolicy",
 		opts: []scheduler.Option{scheduler.WithRejectionPolicy(nil), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			_, err := e.s.Schedule(nop, time.Hour)
-			require.NoError(t, err)
-			f, err := e.s.Schedule(nop, time.Hour)
+			f, err := e.overflow(t)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			require.Nil(t, f)
 			require.Equal(t, uint64(1), e.s.Stats().Rejected)
@@ -967,9 +974,7 @@ func badRows() []badCase {
 	add(badCase{name: "RejectionPolicy panics: ErrRejected wrapping the *PanicError, future canceled",
 		opts: []scheduler.Option{scheduler.WithRejectionPolicy(panickingPolicy{}), scheduler.WithMaxQueueSize(1)},
 		run: func(t *testing.T, e *badEnv) {
-			_, err := e.s.Schedule(nop, time.Hour)
-			require.NoError(t, err)
-			f, err := e.s.Schedule(nop, time.Hour)
+			f, err := e.overflow(t)
 			require.ErrorIs(t, err, scheduler.ErrRejected)
 			var pe *scheduler.PanicError
 			require.ErrorAs(t, err, &pe)
@@ -986,9 +991,7 @@ func badRows() []badCase {
 		add(badCase{name: "RejectionPolicy does nothing and returns nil: the future is returned done and canceled",
 			opts: []scheduler.Option{scheduler.WithRejectionPolicy(p), scheduler.WithMaxQueueSize(1)},
 			run: func(t *testing.T, e *badEnv) {
-				_, err := e.s.Schedule(nop, time.Hour)
-				require.NoError(t, err)
-				f, err := e.s.Schedule(nop, time.Hour)
+				f, err := e.overflow(t)
 				require.NoError(t, err)
 				require.NotNil(t, f)
 				require.True(t, f.IsCanceled(), "no future is left pending (R-15)")

@@ -295,6 +295,11 @@ func (l *suiteLog) lines(sorted bool) []string {
 	l.mu.Lock()
 	es := slices.Clone(l.events)
 	l.mu.Unlock()
+	return suiteLines(es, sorted)
+}
+
+// suiteLines returns es as lines; sorted orders them by time, then by text.
+func suiteLines(es []suiteEvent, sorted bool) []string {
 	if sorted {
 		slices.SortStableFunc(es, func(x, y suiteEvent) int {
 			return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.what, y.what))
@@ -713,12 +718,5 @@ func suiteSortLines(lines []string) []string {
 		}
 		es[i] = suiteEvent{d, what}
 	}
-	slices.SortStableFunc(es, func(x, y suiteEvent) int {
-		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.what, y.what))
-	})
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.String()
-	}
-	return out
+	return suiteLines(es, true)
 }

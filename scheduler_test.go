@@ -281,14 +281,8 @@ func TestHugePeriodDoesNotOverflow(t *testing.T) {
 // block the overdue one.
 func TestHugeDelayQueuesBehindOverdueTask(t *testing.T) {
 	s, clk := newManual(t, 1)
-	started := make(chan struct{})
-	release, openRelease := gate(t)
-	_, err := s.Submit(func(ctx context.Context) error {
-		hold(ctx, started, release)
-		return nil
-	})
-	require.NoError(t, err)
-	recv(t, started) // the only worker is busy
+	busy := newTaskGate(t)
+	busy.Start(t, s, busy.Task) // the only worker is busy
 
 	var order recorder[string]
 	overdue, err := s.Submit(func(context.Context) error { order.add("overdue"); return nil })
@@ -299,7 +293,7 @@ func TestHugeDelayQueuesBehindOverdueTask(t *testing.T) {
 	requireFutures(t, []scheduler.ScheduledFuture{overdue, far}, s.Queue())
 	require.Greater(t, far.Delay(), hundredYears)
 
-	openRelease()
+	busy.Open()
 	idle(t, s)
 	require.Equal(t, []string{"overdue"}, order.get())
 }
@@ -353,16 +347,13 @@ func TestTasksDueAtSameInstantRunInSubmissionOrder(t *testing.T) {
 	})
 	t.Run("submitted while the worker is busy", func(t *testing.T) {
 		s, _ := newManual(t, 1)
-		started := make(chan struct{})
-		release, openRelease := gate(t)
-		_, err := s.Submit(func(context.Context) error { close(started); <-release; return nil })
-		require.NoError(t, err)
-		recv(t, started)
+		busy := newTaskGate(t)
+		busy.Start(t, s, busy.Stubborn)
 		var order recorder[int]
 		for i := range n {
 			require.NoError(t, s.Execute(func(context.Context) error { order.add(i); return nil }))
 		}
-		openRelease()
+		busy.Open()
 		idle(t, s)
 		require.Equal(t, indices(n), order.get())
 	})
@@ -512,13 +503,10 @@ func TestRemoveTakesQueuedTaskOutWithoutCanceling(t *testing.T) {
 	})
 	t.Run("running", func(t *testing.T) {
 		s, _ := newManual(t, 1)
-		started := make(chan struct{})
-		release, openRelease := gate(t)
-		f, err := s.Submit(func(context.Context) error { close(started); <-release; return nil })
-		require.NoError(t, err)
-		recv(t, started)
+		running := newTaskGate(t)
+		f := running.Start(t, s, running.Stubborn)
 		require.False(t, s.Remove(f))
-		openRelease()
+		running.Open()
 		require.NoError(t, f.Wait(testCtx(t)))
 	})
 	t.Run("done", func(t *testing.T) {

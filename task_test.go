@@ -161,18 +161,12 @@ func TestDoneIsClosedBeforeCancelReturnsTrue(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("running/interrupt=%v", interrupt), func(t *testing.T) {
 			s, _ := newManual(t, 1)
-			started := make(chan struct{})
-			release, openRelease := gate(t)
-			f, err := s.Submit(func(ctx context.Context) error {
-				hold(ctx, started, release)
-				return nil
-			})
-			require.NoError(t, err)
-			recv(t, started)
+			running := newTaskGate(t)
+			f := running.Start(t, s, running.Task)
 			done := f.Done()
 			require.True(t, f.Cancel(interrupt))
 			requireClosed(t, done, "Done is not closed when Cancel returns true")
-			openRelease()
+			running.Open()
 		})
 	}
 }
