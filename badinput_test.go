@@ -83,6 +83,17 @@ func (e *badEnv) overflow(t *testing.T) (scheduler.ScheduledFuture, error) {
 	return e.s.Schedule(nop, time.Hour)
 }
 
+// requireAnswer submits return42 and requires its future to return 42: the
+// scheduler still runs callables and reports their results.
+func (e *badEnv) requireAnswer(t *testing.T) {
+	t.Helper()
+	f, err := scheduler.SubmitCallable(e.s, return42)
+	require.NoError(t, err)
+	v, err := f.Get(e.ctx)
+	require.NoError(t, err)
+	require.Equal(t, 42, v)
+}
+
 // nothingQueued asserts that a failed call left no trace in the queue.
 func (e *badEnv) nothingQueued(t *testing.T) {
 	t.Helper()
@@ -219,11 +230,7 @@ func badRows() []badCase {
 	add(badCase{name: "New/WithDecorator(nil) and zero Hooks: no decoration, no hooks",
 		opts: []scheduler.Option{scheduler.WithDecorator(nil), scheduler.WithHooks(scheduler.Hooks{})},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := scheduler.SubmitCallable(e.s, return42)
-			require.NoError(t, err)
-			v, err := f.Get(e.ctx)
-			require.NoError(t, err)
-			require.Equal(t, 42, v)
+			e.requireAnswer(t)
 		}})
 
 	// --- every submission: nil task, after Shutdown / ShutdownNow / termination
@@ -918,11 +925,7 @@ func badRows() []badCase {
 			AfterExecute: func(scheduler.ScheduledFuture, error) { panic("bad: after") },
 		})},
 		run: func(t *testing.T, e *badEnv) {
-			f, err := scheduler.SubmitCallable(e.s, return42)
-			require.NoError(t, err)
-			v, err := f.Get(e.ctx)
-			require.NoError(t, err)
-			require.Equal(t, 42, v)
+			e.requireAnswer(t)
 			require.NoError(t, e.s.AwaitIdle(e.ctx))
 			e.log.requireErrorRecord(t, "AfterExecute", "bad: after")
 		}})

@@ -340,7 +340,7 @@ func (l *suiteLog) addCanceled(tick, report scheduler.ScheduledFuture) {
 }
 
 // addTerminated waits for s to terminate and records the virtual time its
-// Terminated hook ran at (see suiteShutdownScheduler).
+// Terminated hook ran at (see suiteShutdownAt2h30m).
 func (l *suiteLog) addTerminated(t *testing.T, s *scheduler.Scheduler, terminated <-chan time.Duration) {
 	t.Helper()
 	require.NoError(t, s.AwaitTermination(l.c.ctx(t)))
@@ -539,71 +539,50 @@ func suiteCases() []suiteCase {
 		{
 			name: "Shutdown cancels periodic tasks and still runs a delayed one-shot at its time",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
-				s, terminated := suiteShutdownScheduler(t, c)
-				tick, report := suiteTickAndReport(t, s, log)
-				c.advance(t, 2*h+30*m)
-
-				log.add("shutdown")
-				s.Shutdown()
-				log.addCanceled(tick, report)
+				sd := suiteShutdownAt2h30m(t, c, log)
+				log.addCanceled(sd.tick, sd.report)
 				c.advance(t, 2*h+30*m) // to 5h, the report's time
-				log.addTerminated(t, s, terminated)
+				log.addTerminated(t, sd.s, sd.terminated)
 				c.advance(t, 5*h)
 			},
-			want: []string{
-				suiteAt(h, "tick"), suiteAt(2*h, "tick"),
-				suiteAt(2*h+30*m, "shutdown"),
+			want: append(slices.Clone(suiteUntilShutdown),
 				suiteAt(2*h+30*m, "tick canceled=true, report canceled=false"),
 				suiteAt(5*h, "report"),
 				suiteAt(5*h, "terminated, hook at 5h0m0s"),
-			},
+			),
 		},
 		{
 			name: "Shutdown with execute-existing-delayed false cancels the delayed one-shot",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
-				s, terminated := suiteShutdownScheduler(t, c, scheduler.WithExecuteExistingDelayedTasksAfterShutdown(false))
-				tick, report := suiteTickAndReport(t, s, log)
-				c.advance(t, 2*h+30*m)
-
-				log.add("shutdown")
-				s.Shutdown()
-				log.addCanceled(tick, report)
-				log.addTerminated(t, s, terminated)
+				sd := suiteShutdownAt2h30m(t, c, log, scheduler.WithExecuteExistingDelayedTasksAfterShutdown(false))
+				log.addCanceled(sd.tick, sd.report)
+				log.addTerminated(t, sd.s, sd.terminated)
 				c.advance(t, 5*h)
 			},
-			want: []string{
-				suiteAt(h, "tick"), suiteAt(2*h, "tick"),
-				suiteAt(2*h+30*m, "shutdown"),
+			want: append(slices.Clone(suiteUntilShutdown),
 				suiteAt(2*h+30*m, "tick canceled=true, report canceled=true"),
 				suiteAt(2*h+30*m, "terminated, hook at 2h30m0s"),
-			},
+			),
 		},
 		{
 			name: "Shutdown with continue-existing-periodic true keeps the rate until the policy is cleared",
 			body: func(t *testing.T, c suiteClock, log *suiteLog) {
-				s, terminated := suiteShutdownScheduler(t, c, scheduler.WithContinueExistingPeriodicTasksAfterShutdown(true))
-				tick, report := suiteTickAndReport(t, s, log)
-				c.advance(t, 2*h+30*m)
-
-				log.add("shutdown")
-				s.Shutdown()
+				sd := suiteShutdownAt2h30m(t, c, log, scheduler.WithContinueExistingPeriodicTasksAfterShutdown(true))
 				c.advance(t, 2*h) // to 4h30m: ticks at 3h and 4h
 
 				log.add("continue-periodic false")
-				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(false)
-				log.addCanceled(tick, report)
+				sd.s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(false)
+				log.addCanceled(sd.tick, sd.report)
 				c.advance(t, 30*m) // to 5h: the report still runs
-				log.addTerminated(t, s, terminated)
+				log.addTerminated(t, sd.s, sd.terminated)
 			},
-			want: []string{
-				suiteAt(h, "tick"), suiteAt(2*h, "tick"),
-				suiteAt(2*h+30*m, "shutdown"),
+			want: append(slices.Clone(suiteUntilShutdown),
 				suiteAt(3*h, "tick"), suiteAt(4*h, "tick"),
 				suiteAt(4*h+30*m, "continue-periodic false"),
 				suiteAt(4*h+30*m, "tick canceled=true, report canceled=false"),
 				suiteAt(5*h, "report"),
 				suiteAt(5*h, "terminated, hook at 5h0m0s"),
-			},
+			),
 		},
 		{
 			name: "ShutdownNow returns the queued tasks and interrupts the running one",
@@ -647,26 +626,37 @@ func suiteCases() []suiteCase {
 	}
 }
 
-// suiteShutdownScheduler returns a pool of one whose Terminated hook sends
-// the virtual time it ran at.
-func suiteShutdownScheduler(t *testing.T, c suiteClock, opts ...scheduler.Option) (*scheduler.Scheduler, <-chan time.Duration) {
+// suiteShutdown is the start the shutdown cases share: a pool of one whose
+// Terminated hook sends the virtual time it ran at, "tick" every hour and a
+// one-shot "report" at 5h; at 2h30m it records "shutdown" and calls
+// Shutdown.
+type suiteShutdown struct {
+	s            *scheduler.Scheduler
+	tick, report scheduler.ScheduledFuture
+	terminated   <-chan time.Duration
+}
+
+func suiteShutdownAt2h30m(t *testing.T, c suiteClock, log *suiteLog, opts ...scheduler.Option) suiteShutdown {
 	t.Helper()
 	terminated := make(chan time.Duration, 1)
 	opts = append(opts, scheduler.WithHooks(scheduler.Hooks{
 		Terminated: func() { terminated <- c.elapsed() },
 	}))
-	return c.newScheduler(t, 1, opts...), terminated
-}
-
-// suiteTickAndReport schedules "tick" every hour and a one-shot "report" at
-// 5h.
-func suiteTickAndReport(t *testing.T, s *scheduler.Scheduler, log *suiteLog) (tick, report scheduler.ScheduledFuture) {
-	t.Helper()
+	s := c.newScheduler(t, 1, opts...)
 	tick, err := s.ScheduleAtFixedRate(log.task("tick"), suiteHour, suiteHour)
 	require.NoError(t, err)
-	report, err = s.Schedule(log.task("report"), 5*suiteHour)
+	report, err := s.Schedule(log.task("report"), 5*suiteHour)
 	require.NoError(t, err)
-	return tick, report
+	c.advance(t, 2*suiteHour+30*suiteMinute)
+	log.add("shutdown")
+	s.Shutdown()
+	return suiteShutdown{s: s, tick: tick, report: report, terminated: terminated}
+}
+
+// suiteUntilShutdown are the lines suiteShutdownAt2h30m records.
+var suiteUntilShutdown = []string{
+	suiteAt(suiteHour, "tick"), suiteAt(2*suiteHour, "tick"),
+	suiteAt(2*suiteHour+30*suiteMinute, "shutdown"),
 }
 
 // TestClockSuite runs every case on the manual clock and in a synctest
