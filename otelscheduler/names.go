@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // outcome indexes the precomputed measurement options of a task name.
@@ -29,6 +30,9 @@ type taskLabel struct {
 	add      [numOutcomes][]metric.AddOption
 	record   [numOutcomes][]metric.RecordOption
 	lateness []metric.RecordOption // no outcome: lateness is known at the start
+	// spanStart starts a run's span: kind Internal, the task name (but for
+	// "other", whose spans carry each task's own name) and scheduler.name.
+	spanStart []trace.SpanStartOption
 }
 
 // newTaskLabel builds the label of a reported name; base holds the
@@ -45,6 +49,14 @@ func newTaskLabel(name string, base []attribute.KeyValue) *taskLabel {
 		l.record[o] = []metric.RecordOption{metric.WithAttributeSet(set)}
 	}
 	l.lateness = []metric.RecordOption{metric.WithAttributeSet(with())}
+	spanAttrs := base
+	if name != OtherTaskName {
+		spanAttrs = append([]attribute.KeyValue{TaskNameKey.String(name)}, base...)
+	}
+	l.spanStart = []trace.SpanStartOption{
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(spanAttrs...),
+	}
 	return l
 }
 

@@ -19,11 +19,23 @@ import (
 // scheduler's base context (scheduler.WithBaseContext), and the task gets a
 // ctx carrying the run's span, so the spans it starts are the run's children.
 func (i *Instrumentation) decorate(task scheduler.Task) scheduler.Task {
+	// label is this task's, looked up at its first run and kept: a task's
+	// name never changes, a name's label neither, and the runs of one task
+	// never overlap, each happening before the next.
+	var label *taskLabel
 	return func(ctx context.Context) error {
 		if i.stopped.Load() {
 			return task(ctx)
 		}
-		return i.runInSpan(ctx, task)
+		run, haveRun := scheduler.CurrentRun(ctx)
+		if label == nil {
+			name := ""
+			if haveRun && run.Future != nil {
+				name = run.Future.Name()
+			}
+			label = i.names.label(name)
+		}
+		return i.runInSpan(ctx, task, label, run, haveRun)
 	}
 }
 
@@ -31,18 +43,11 @@ func (i *Instrumentation) decorate(task scheduler.Task) scheduler.Task {
 // its return, by the wall clock as every span's times are. The scheduler's
 // own times are in the attributes: the due time, and the lateness the
 // scheduler's clock measured when the worker took the task.
-func (i *Instrumentation) runInSpan(ctx context.Context, task scheduler.Task) (err error) {
-	run, haveRun := scheduler.CurrentRun(ctx)
-	name := ""
-	if haveRun && run.Future != nil {
-		name = run.Future.Name()
+func (i *Instrumentation) runInSpan(ctx context.Context, task scheduler.Task, label *taskLabel, run scheduler.RunInfo, haveRun bool) (err error) {
+	ctx, span := i.tracer.Start(ctx, label.spanName, label.spanStart...)
+	if label == i.names.other && haveRun && span.IsRecording() {
+		span.SetAttributes(TaskNameKey.String(run.Future.Name())) // its own name, not "other"
 	}
-	label := i.names.label(name)
-	attrs := make([]attribute.KeyValue, 0, 2+len(i.spanBase))
-	attrs = append(attrs, TaskNameKey.String(spanTaskName(name)))
-	attrs = append(attrs, i.spanBase...)
-	ctx, span := i.tracer.Start(ctx, label.spanName,
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	if haveRun && span.IsRecording() {
 		span.SetAttributes(
 			DueKey.String(run.Due.Format(time.RFC3339Nano)),
@@ -78,20 +83,15 @@ func (i *Instrumentation) runInSpan(ctx context.Context, task scheduler.Task) (e
 		span.SetStatus(codes.Error, err.Error())
 		span.SetAttributes(OutcomeKey.String(OutcomeError), semconv.ErrorType(err))
 	} else {
-		span.SetAttributes(OutcomeKey.String(OutcomeOK))
+		span.SetAttributes(outcomeOKAttr...)
 	}
 	span.End()
 	return err
 }
 
-// spanTaskName is the task name a span carries: the task's own, unbounded,
-// as spans are not aggregated; unnamed tasks say so.
-func spanTaskName(name string) string {
-	if name == "" {
-		return UnnamedTaskName
-	}
-	return name
-}
+// outcomeOKAttr is the outcome attribute of a run that succeeded, made
+// once: a run that succeeds allocates no attribute.
+var outcomeOKAttr = []attribute.KeyValue{OutcomeKey.String(OutcomeOK)}
 
 // recordPanic records a panic on span as an exception event with the
 // semantic conventions' attributes, and fails the span.
