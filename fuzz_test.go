@@ -388,8 +388,8 @@ func (m *fzModel) settle() {
 	}
 }
 
-// fzFailure is the error a failing periodic task returns.
-var fzFailure = errors.New("fz: periodic run failed")
+// errFzRun is the error a failing periodic task returns.
+var errFzRun = errors.New("fz: periodic run failed")
 
 // fzHarness is the scheduler under test, its clock and the run log.
 type fzHarness struct {
@@ -479,7 +479,7 @@ func (h *fzHarness) check(step int, op string, m *fzModel) {
 				fail("task %d: Wait() = %v, want ErrCanceled", x.id, err)
 			}
 		case x.period != 0:
-			if !errors.Is(err, fzFailure) {
+			if !errors.Is(err, errFzRun) {
 				fail("task %d: Wait() = %v, want the run's error", x.id, err)
 			}
 		case err != nil:
@@ -628,7 +628,7 @@ func FuzzDelayQueue(f *testing.F) {
 					h.record(id)
 					runs++ // a periodic task never overlaps itself
 					if runs == failOn {
-						return fzFailure
+						return errFzRun
 					}
 					return nil
 				}

@@ -77,12 +77,12 @@ const (
 	stressReturn     stressBehavior = iota // returns nil at once
 	stressYield                            // yields a few times
 	stressBlock                            // waits up to 1ms of real time, or until its ctx ends
-	stressFail                             // returns stressErr (periodic: on run failOn)
+	stressFail                             // returns errStressTask (periodic: on run failOn)
 	stressPanic                            // panics (periodic: on run failOn)
 	stressFailAlways                       // periodic with ContinueOnError: every run fails
 )
 
-var stressErr = errors.New("stress: task failed")
+var errStressTask = errors.New("stress: task failed")
 
 // stressEntry is one accepted task in the ledger.
 type stressEntry struct {
@@ -143,7 +143,7 @@ func (e *stressEntry) body(ctx context.Context) error {
 		}
 	case e.behavior == stressFail && fails, e.behavior == stressFailAlways:
 		e.failed.Add(1)
-		return fmt.Errorf("task %d run %d: %w", e.id, n, stressErr)
+		return fmt.Errorf("task %d run %d: %w", e.id, n, errStressTask)
 	case e.behavior == stressPanic && fails:
 		e.failed.Add(1)
 		e.panicked.Add(1)
@@ -514,14 +514,14 @@ func (r *stressRound) check(ctx context.Context) stressTotals {
 					require.ErrorAs(t, err, &pe, where)
 				} else {
 					require.Equal(t, stressFail, e.behavior, "%s: done without failing or canceling: %v", where, err)
-					require.ErrorIs(t, err, stressErr, where)
+					require.ErrorIs(t, err, errStressTask, where)
 				}
 			default:
 				tot.ran++
 				require.Equal(t, int64(1), n, "%s: done, not canceled, yet ran %d times", where, n)
 				switch e.behavior {
 				case stressFail:
-					require.ErrorIs(t, err, stressErr, where)
+					require.ErrorIs(t, err, errStressTask, where)
 				case stressPanic:
 					var pe *scheduler.PanicError
 					require.ErrorAs(t, err, &pe, where)
