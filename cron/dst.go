@@ -15,6 +15,11 @@ type zoneSpan struct {
 	offset           int64 // seconds east of UTC; wall = instant + offset
 }
 
+// contains reports whether the instant sec lies in sp.
+func (sp *zoneSpan) contains(sec int64) bool {
+	return (!sp.hasStart || sp.start <= sec) && (!sp.hasEnd || sec < sp.end)
+}
+
 // spanAt returns the zone span of loc that contains the instant sec.
 func spanAt(loc *time.Location, sec int64) zoneSpan {
 	t := time.Unix(sec, 0).In(loc)

@@ -158,3 +158,18 @@ func TestDSTWildcardOnlyInGapNeverRuns(t *testing.T) {
 	require.True(t, cron.MustParse("*/30 2 8-14 3 */7", cron.In(ny)).Next(from).IsZero())
 	require.Equal(t, "2026-03-08 03:00:00 -04:00", cron.MustParse("30 2 8-14 3 */7", cron.In(ny)).Next(from).Format(runLayout))
 }
+
+// TestDSTRareSpecInGap: a spec that runs once in years still meets the gap
+// rules when its day is the day of the gap: March 8th that is a Sunday is
+// New York's spring-forward day (2026, 2037, 2043, ...).
+func TestDSTRareSpecInGap(t *testing.T) {
+	from := wallIn(t, "America/New_York", 2026, 6, 1, 0, 0, 0)
+	require.Equal(t, []string{"2037-03-08 03:00:00 -04:00", "2043-03-08 03:00:00 -04:00"},
+		runs(t, "30 2 8 3 */7", "America/New_York", from, 2))
+	require.True(t, cron.MustParse("*/30 2 8 3 */7", cron.In(loadZone(t, "America/New_York"))).Next(from).IsZero(),
+		"a wildcard job has no run in a gap")
+	// The fall-back Sunday is November 1st to 7th: a fixed 01:30 on
+	// November 1st that is a Sunday runs at the first occurrence.
+	require.Equal(t, []string{"2026-11-01 01:30:00 -04:00", "2037-11-01 01:30:00 -04:00"},
+		runs(t, "30 1 1 11 */7", "America/New_York", wallIn(t, "America/New_York", 2026, 1, 1, 0, 0, 0), 2))
+}

@@ -2,6 +2,7 @@ package cron
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -13,9 +14,10 @@ import (
 // Spring's CronTrigger / CronExpression, Quartz's CronTrigger and
 // robfig/cron's SpecSchedule.
 //
-// A Schedule comes from [Parse] or [MustParse] and is immutable: Next and
-// String are safe for concurrent use by any number of goroutines. The zero
-// Schedule never runs (its Next returns the zero Time).
+// A Schedule comes from [Parse] or [MustParse] and never changes (apart
+// from an internal, atomically swapped cache): Next and String are safe for
+// concurrent use by any number of goroutines. The zero Schedule never runs
+// (its Next returns the zero Time).
 type Schedule struct {
 	spec string         // the spec as given to Parse, returned by String
 	loc  *time.Location // the zone the spec is read in
@@ -41,6 +43,13 @@ type Schedule struct {
 	// dowDays[w] holds, for a month whose 1st is weekday w, a bit d for
 	// every day d (1-31) whose weekday is in dow; computed by Parse.
 	dowDays [7]uint32
+
+	// lastSpan caches the zone span Next looked up last for its start,
+	// which is looked up again by most later calls: finding a span costs
+	// two lookups in loc, and past a zone's listed transitions each of
+	// those parses the zone's TZ rule. A cached span is never modified, so
+	// goroutines share it through the atomic pointer alone.
+	lastSpan atomic.Pointer[zoneSpan]
 }
 
 var _ scheduler.Trigger = (*Schedule)(nil)
@@ -71,8 +80,27 @@ func (s *Schedule) Next(t time.Time) time.Time {
 	}
 	from := t.Unix() + 1 // run times are whole seconds; Unix() floors
 	var cache civilCache
-	for {
-		sp := spanAt(s.loc, from)
+	for first := true; ; first = false {
+		var sp zoneSpan
+		if first {
+			sp = s.cachedSpanAt(from)
+		} else {
+			sp = spanAt(s.loc, from)
+			// Walking span by span toward a run years away would cost
+			// two zone lookups per span. Every run at an instant f has
+			// its wall time (or the skipped one that makes it run)
+			// within maxShift of f+sp.offset; so if no wall time from
+			// maxShift before this span's start matches for 3*maxShift,
+			// no run lies before the first match minus 2*maxShift.
+			w, ok := s.nextCivil(from + sp.offset - maxShift)
+			if !ok {
+				return time.Time{}
+			}
+			if skip := w - sp.offset - 2*maxShift; skip > from+maxShift {
+				from = skip
+				continue
+			}
+		}
 		if !s.wildcard && sp.hasStart && sp.start == from {
 			// A fixed-time job whose wall time the clock jumped over at
 			// this transition runs once, right at the transition.
@@ -100,6 +128,18 @@ func (s *Schedule) Next(t time.Time) time.Time {
 		}
 		from = sp.end
 	}
+}
+
+// cachedSpanAt returns spanAt(s.loc, sec), from the cache when the span
+// cached last contains sec; otherwise it caches the span it looks up (an
+// allocation about twice a year of run times for a zone with DST).
+func (s *Schedule) cachedSpanAt(sec int64) zoneSpan {
+	if c := s.lastSpan.Load(); c != nil && c.contains(sec) {
+		return *c
+	}
+	sp := spanAt(s.loc, sec)
+	s.lastSpan.Store(&sp)
+	return sp
 }
 
 // civilCache remembers the last answer of nextCivil: when Next walks from
