@@ -300,6 +300,85 @@ func BenchmarkScheduleCancel(b *testing.B) {
 	}
 }
 
+// benchGrowDelays are BenchmarkGrowThenCancel1M's delays: one per task,
+// uniformly random in [1h, 2h), drawn once with a fixed seed.
+var benchGrowDelays = sync.OnceValue(func() []time.Duration {
+	r := rand.New(rand.NewPCG(10, 1))
+	d := make([]time.Duration, benchGrowTasks)
+	for i := range d {
+		d[i] = time.Hour + time.Duration(r.Int64N(int64(time.Hour)))
+	}
+	return d
+})
+
+// benchGrowTasks is how many tasks BenchmarkGrowThenCancel1M queues.
+const benchGrowTasks = 1_000_000
+
+// BenchmarkGrowThenCancel1M measures the pattern the steady-state
+// benchmarks do not: an empty queue grows to a million pending one-shot
+// tasks at random delays in [1h, 2h), then all are canceled in submission
+// order (the scheduler with remove-on-cancel, time.AfterFunc with Stop).
+// Each op is one whole round on a new queue, after a full GC; the phases
+// are timed separately and reported per task as schedule-ns/task,
+// cancel-ns/task and total-ns/task. Run it with -benchtime 1x and -count.
+func BenchmarkGrowThenCancel1M(b *testing.B) {
+	delays := benchGrowDelays()
+	for _, impl := range []string{"afterfunc", "scheduler"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			var sched, cancel time.Duration
+			for range b.N {
+				ts, tc := benchGrowThenCancel(b, impl, delays)
+				sched, cancel = sched+ts, cancel+tc
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*len(delays)) }
+			b.ReportMetric(per(sched), "schedule-ns/task")
+			b.ReportMetric(per(cancel), "cancel-ns/task")
+			b.ReportMetric(per(sched+cancel), "total-ns/task")
+			b.ReportMetric(0, "ns/op") // the timer is stopped around the phases; the metrics above are the result
+		})
+	}
+}
+
+// benchGrowThenCancel runs one round of BenchmarkGrowThenCancel1M and
+// returns the time each phase took.
+func benchGrowThenCancel(b *testing.B, impl string, delays []time.Duration) (sched, cancel time.Duration) {
+	b.StopTimer()
+	defer b.StartTimer()
+	switch impl {
+	case "afterfunc":
+		timers := make([]*time.Timer, len(delays))
+		runtime.GC()
+		t0 := time.Now()
+		for i, d := range delays {
+			timers[i] = time.AfterFunc(d, benchNopFunc)
+		}
+		t1 := time.Now()
+		for _, t := range timers {
+			t.Stop()
+		}
+		return t1.Sub(t0), time.Since(t1)
+	case "scheduler":
+		s, err := scheduler.New(benchPool(), scheduler.WithRemoveOnCancel(true))
+		require.NoError(b, err)
+		defer benchStopScheduler(b, s)
+		fs := make([]scheduler.ScheduledFuture, len(delays))
+		runtime.GC()
+		t0 := time.Now()
+		for i, d := range delays {
+			if fs[i], err = s.Schedule(benchNop, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t1 := time.Now()
+		for _, f := range fs {
+			f.Cancel(false)
+		}
+		return t1.Sub(t0), time.Since(t1)
+	}
+	b.Fatalf("unknown impl %q", impl)
+	return 0, 0
+}
+
 // BenchmarkPendingMemory reports the heap bytes each pending task holds
 // (B/pending): the live heap after a GC with pending tasks queued, less the
 // live heap before, divided by pending. The tasks share one body, and their
