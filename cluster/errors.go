@@ -15,7 +15,7 @@ var ErrStopped = errors.New("cluster: node already started or stopped")
 
 // errLeaseLost is the cause a run's ctx is canceled with when its lease was
 // taken away (it expired, or the task was canceled).
-var errLeaseLost = errors.New("cluster: lease lost")
+var errLeaseLost = errors.New("cluster: lease lost (it expired, or the task was canceled)")
 
 // errHandBack is the cause a run's ctx is canceled with when Node.Stop's ctx
 // ends before the run: the task is handed back to pending.

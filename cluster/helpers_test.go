@@ -11,11 +11,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// testOptions are short times for tests: a task lost with its node comes
-// back within about a second.
+// testLease is the lease of the test nodes: short, so that a task lost
+// with its node comes back within seconds, yet long enough that the stalls
+// of a busy shared CI box (a second and more under -race) do not expire a
+// live run's lease.
+const testLease = 2 * time.Second
+
+// testOptions are short times for tests.
 func testOptions() []cluster.Option {
 	return []cluster.Option{
-		cluster.WithLease(600 * time.Millisecond),
+		cluster.WithLease(testLease),
 		cluster.WithWindow(5 * time.Second),
 		cluster.WithSweepInterval(time.Second),
 		cluster.WithBackoff(func(int) time.Duration { return 5 * time.Millisecond }),

@@ -106,6 +106,10 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		kick:     make(chan struct{}, 1),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
+	if c, ok := rdb.(*redis.Client); ok && c.Options().PoolSize < cfg.concurrency+4 {
+		cfg.logger.Warn("cluster: the Redis client's pool is smaller than the concurrency plus 4; heartbeats may queue behind claims and leases expire",
+			"pool", c.Options().PoolSize, "concurrency", cfg.concurrency)
+	}
 	return n, nil
 }
 

@@ -101,6 +101,9 @@ func WithClock(clk scheduler.Clock) Option {
 // WithConcurrency sets how many tasks the node runs at once (default 16):
 // the pool size of its scheduler.Scheduler (asynq's Concurrency, Quartz's
 // threadCount). A node claims a task only when a worker is free for it.
+// Give the Redis client a PoolSize above it (go-redis's default is 10 per
+// CPU), so that the heartbeat never queues for a connection behind claims
+// and handlers; New logs a warning otherwise.
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithWindow sets how far ahead the node loads tasks into memory (default

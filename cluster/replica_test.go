@@ -46,10 +46,10 @@ func replicaMain(role string) int {
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	n, err := cluster.New(rdb, cluster.WithPrefix(prefix),
-		cluster.WithLease(time.Second),
+		cluster.WithLease(3*time.Second),
 		cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second),
-		cluster.WithConcurrency(32),
+		cluster.WithConcurrency(16),
 		cluster.WithBackoff(func(int) time.Duration { return 5 * time.Millisecond }))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -142,7 +142,12 @@ func startReplica(t *testing.T, srv *redistest.Server, prefix string) *replica {
 		_ = cmd.Wait()
 		close(r.done)
 	}()
-	t.Cleanup(r.kill)
+	t.Cleanup(func() {
+		r.kill()
+		if t.Failed() {
+			t.Logf("replica %s stderr:\n%s", r.pid(), r.stderr)
+		}
+	})
 	select {
 	case ok := <-ready:
 		if !ok {

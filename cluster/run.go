@@ -40,7 +40,7 @@ func (n *Node) run(id, token string, c claimed) {
 	case errors.Is(cause, errLeaseLost):
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
-		n.cfg.logger.Warn("cluster: run outlived its lease; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
+		n.cfg.logger.Warn("cluster: run lost its lease; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
 	case runErr == nil:
 		n.record(id, "complete", func(ctx context.Context) error {
 			_, err := n.st.complete(ctx, id, token, n.cfg.retention)

@@ -6,6 +6,8 @@ import "github.com/redis/go-redis/v9"
 // atomically in Redis, so no two replicas ever see a half-made change.
 //
 // Times are microseconds since the Unix epoch, written as integer strings.
+// A task's hash keeps the due time it was scheduled for; its score in the
+// pending set is when it is to run next (later after a failure).
 // Due times come from the scheduling replica's clock; lease expiries and the
 // times the scripts stamp themselves come from Redis's own clock (TIME), so
 // the lease of a task never depends on whose clock is right.
@@ -122,22 +124,22 @@ if a > tonumber(f[1]) then
   redis.call('ZADD', KEYS[3], now(), ARGV[1])
   return 'dead'
 end
-redis.call('HSET', KEYS[4], 'due', ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 redis.call('PUBLISH', ARGV[5], ARGV[4] .. ' ' .. f[2] .. ' ' .. ARGV[1])
 return 'retry'
 `)
 
-// releaseScript hands a claimed task back to pending at its due time,
-// without counting an attempt. KEYS: lease, pending, task. ARGV: id, owner
-// token, channel. Returns 1, or 0 if the owner no longer holds the task.
-var releaseScript = redis.NewScript(`
+// releaseScript hands a claimed task back to pending, due now (Redis
+// time: it was due when claimed), without counting an attempt.
+// KEYS: lease, pending, task. ARGV: id, owner token, channel. Returns 1, or
+// 0 if the owner no longer holds the task.
+var releaseScript = redis.NewScript(luaNow + `
 if redis.call('HGET', KEYS[3], 'owner') ~= ARGV[2] then return 0 end
+local t = now()
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[3], 'owner')
-local f = redis.call('HMGET', KEYS[3], 'due', 'kind')
-redis.call('ZADD', KEYS[2], f[1], ARGV[1])
-redis.call('PUBLISH', ARGV[3], f[1] .. ' ' .. f[2] .. ' ' .. ARGV[1])
+redis.call('ZADD', KEYS[2], t, ARGV[1])
+redis.call('PUBLISH', ARGV[3], t .. ' ' .. redis.call('HGET', KEYS[3], 'kind') .. ' ' .. ARGV[1])
 return 1
 `)
 
@@ -159,7 +161,6 @@ for _, id in ipairs(ids) do
     if a > tonumber(f[1]) then
       redis.call('ZADD', KEYS[3], t, id)
     else
-      redis.call('HSET', k, 'due', t)
       redis.call('ZADD', KEYS[2], t, id)
       redis.call('PUBLISH', ARGV[3], t .. ' ' .. f[2] .. ' ' .. id)
     end

@@ -25,8 +25,8 @@ type Task struct {
 	Kind string
 	// Payload is the caller's data, as given to Schedule.
 	Payload []byte
-	// Due is when this run was due: the scheduled time, or the retry time
-	// after a failure, or the time the lease of a lost run expired.
+	// Due is the time the task was scheduled for (for a periodic task,
+	// its occurrence time). A retry runs later than Due.
 	Due time.Time
 	// Attempt counts the earlier runs that failed or were lost (0 on the
 	// first run).
