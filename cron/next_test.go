@@ -148,3 +148,22 @@ func TestNextConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestNextAcrossLeapYearEnd: past a zone's listed transitions the time
+// package ends the last zone period of a leap year a day early (at Dec 31
+// 00:00 UTC); Next must still walk through December 31st to the new year
+// and not loop.
+func TestNextAcrossLeapYearEnd(t *testing.T) {
+	for _, zone := range []string{"America/New_York", "Europe/Berlin", "Australia/Lord_Howe"} {
+		loc := loadZone(t, zone)
+		s := cron.MustParse("0 * * * *", cron.In(loc))
+		next := time.Date(2040, 12, 30, 12, 0, 0, 0, loc)
+		for range 72 {
+			prev := next
+			next = s.Next(prev)
+			require.Equal(t, time.Hour, next.Sub(prev), "%s: after %v", zone, prev)
+		}
+		require.Equal(t, "2041-01-02 12:00", next.Format("2006-01-02 15:04"), zone)
+		require.Equal(t, "2040-12-31 09:00", cron.MustParse("0 9 31 12 *", cron.In(loc)).Next(time.Date(2040, 12, 1, 0, 0, 0, 0, loc)).Format("2006-01-02 15:04"), zone)
+	}
+}
