@@ -22,8 +22,10 @@
 // instruments.
 //
 // Following the contrib instrumentations (otelhttp, otelgrpc), the providers
-// default to the global ones, and the attribute sets and instruments are
-// made once, in New: recording a run allocates nothing in this package.
+// default to the global ones. The instruments are made once, in New, and the
+// attribute sets once per task name, so a run's metrics allocate nothing;
+// its span allocates what the tracer needs (BenchmarkRunOverhead measures
+// the cost per run).
 // There is no WithPropagators: a run never crosses a process boundary; the
 // trace context reaches runs through scheduler.WithBaseContext.
 //

@@ -117,7 +117,7 @@ func (e *env) collect(t *testing.T) map[string]metricdata.Metrics {
 func attrKey(set attribute.Set) string {
 	var parts []string
 	for _, kv := range set.ToSlice() {
-		parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+		parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.String()))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")

@@ -19,8 +19,10 @@ const ScopeName = "github.com/go-stpe/scheduler/otelscheduler"
 
 // Instrumentation reports what one Scheduler does to OpenTelemetry: the
 // run metrics and spans through the options it gives to scheduler.New, and
-// the pool and queue instruments once Register is called. An Instrumentation
-// comes only from New; its methods are safe for concurrent use.
+// the pool and queue instruments once Register is called. It is meant for
+// one Scheduler: for several, make one each, told apart by WithSchedulerName.
+// An Instrumentation comes only from New; its methods are safe for
+// concurrent use.
 type Instrumentation struct {
 	tracer   trace.Tracer
 	meter    metric.Meter
