@@ -234,3 +234,39 @@ func occurredEarlier(w time.Time, u int64, loc *time.Location) bool {
 	}
 	return false
 }
+
+// refNextFar extends refNext to runs years away, for five-field specs: it
+// first finds, day by day, the first date from two days before t's wall
+// date whose day and month match (a run needs such a date, and its wall
+// time lies within 48 hours of the run's instant), then scans instants from
+// 48 hours before that date's midnight (or from t). It returns the run, or
+// false and the instant up to which it found none. Dates are searched up to
+// 60 years ahead.
+func (g *refSpec) refNextFar(loc *time.Location, t time.Time, horizon time.Duration) (time.Time, bool, time.Time) {
+	w := wallOf(t.Unix(), loc)
+	day := time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -2)
+	for end := day.AddDate(60, 0, 0); !g.dayMatches(day); day = day.AddDate(0, 0, 1) {
+		if day.After(end) {
+			return time.Time{}, false, t.AddDate(60, 0, 0)
+		}
+	}
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).Add(-48 * time.Hour)
+	if start.Before(t) {
+		start = t
+	}
+	run, ok := g.refNext(loc, start, horizon)
+	return run, ok, start.Add(horizon)
+}
+
+// dayMatches reports whether the date of day (a time in UTC) matches the
+// month and the day fields.
+func (g *refSpec) dayMatches(day time.Time) bool {
+	if !g.month[day.Month()] {
+		return false
+	}
+	domOK, dowOK := g.dom[day.Day()], g.dow[day.Weekday()]
+	if g.matchBoth {
+		return domOK && dowOK
+	}
+	return domOK || dowOK
+}
