@@ -7,6 +7,7 @@
 //
 //	go run .            # the full sizes, a few minutes
 //	go run . -quick     # a tenth of every size, a smoke test
+//	go run . -precise   # only the precise-timing comparison (precise.go)
 //
 // It is its own module so that the library does not depend on the peers
 // or on gonum/plot.
@@ -28,8 +29,15 @@ func main() {
 	out := flag.String("out", "results", "folder to write results.md and the charts into")
 	quick := flag.Bool("quick", false, "run every workload at a tenth of its size (a smoke test; the numbers are not for publishing)")
 	runs := flag.Int("runs", 3, "run every workload this many times and report the median")
+	precise := flag.Bool("precise", false, "run only the precise-timing comparison (results/precise.md, results/precise-lateness.png)")
 	flag.Parse()
 	log.SetFlags(0)
+	if *precise {
+		if err := runPrecise(*out, max(*runs, 1)); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	scale := 1
 	if *quick {
