@@ -71,9 +71,11 @@ func (s *Schedule) String() string { return s.spec }
 // skips the second one (the run at the first occurrence already happened).
 // A wildcard job runs at every real instant that matches.
 //
-// Next does not allocate. Its cost grows with how far away the next run
-// is; for the rarest specs (such as a February 29 that must be a Sunday) it
-// scans a few decades of months.
+// Next allocates nothing, except when it caches the zone period it starts
+// in (once per period, about twice a year of run times in a zone with DST).
+// Its cost grows with how far away the next run is; for the rarest specs
+// (such as a February 29th that must be a Sunday) it scans a few decades of
+// months.
 func (s *Schedule) Next(t time.Time) time.Time {
 	if s == nil || s.loc == nil {
 		return time.Time{}
