@@ -138,16 +138,19 @@ func (s *Scheduler) reExecuteTrigger(t *futureTask) {
 // back meanwhile (NTP), the run is early by the wall clock, and a run at
 // 03:00 must not start at 02:59.
 func (s *Scheduler) requeueIfEarly(t *futureTask) bool {
-	q := &s.q
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	// ext.dueWall and ext.offset are written under q.mu before the task
+	// was taken, or by this worker since: no lock to read them, and none
+	// at all on the common path.
 	start := t.ext.dueWall.Add(time.Duration(t.ext.offset))
-	early := start.Sub(q.wallNow())
+	early := start.Sub(s.q.wallNow())
 	if early <= 0 {
 		return false
 	}
+	q := &s.q
+	q.mu.Lock()
 	t.when = q.triggerTimeLocked(q.now(), int64(early))
 	q.offerLocked(t)
+	q.mu.Unlock()
 	return true
 }
 
