@@ -24,10 +24,13 @@ import (
 const (
 	// preciseMargin is how long before the head's trigger time the
 	// leader's timer fires with precise timing on. It must cover the
-	// runtime timer's lateness (up to about 1.1 ms on an idle Linux box,
-	// see BenchmarkTimerLateness) so that the fine wait starts before the
-	// head is due, and is kept short because a fine waiter holds an OS
-	// thread.
+	// runtime timer's own lateness, so that the fine wait starts before
+	// the head is due: time.AfterFunc starts p99 about 1.1 ms late on an
+	// idle Linux box (the netpoller waits whole milliseconds; issue 10,
+	// BenchmarkPreciseLateness/impl=afterfunc). A timer later than the
+	// margin costs only precision: the task then starts as it would
+	// without precise timing, less the margin. It is kept short because a
+	// fine waiter holds an OS thread and wakes once per step.
 	preciseMargin = 1500 * time.Microsecond
 	// preciseStep is the longest single high-resolution sleep: how long a
 	// new head due within the margin may wait for the fine waiter to
@@ -38,33 +41,42 @@ const (
 
 // WithPreciseTiming makes the scheduler start tasks within tens of
 // microseconds of their trigger time instead of up to a millisecond late
-// (R-25; default off). Each worker's timed wait for the head ends
-// preciseMargin (1.5 ms) early, and the worker finishes the wait with
-// high-resolution sleeps of at most 200 µs, re-reading the head between
-// them; it never starts a task before its trigger time. On Linux, with the
-// system clock, this gives start lateness of about 60 µs at the median
-// (the kernel's timer slack) where Go's runtime timers, and so
-// time.AfterFunc and this scheduler by default, give about 0.5 ms; see
+// (R-25; default off). Each worker's timed wait for the head ends 1.5 ms
+// early, and the worker finishes the wait with high-resolution sleeps
+// (nanosleep) of at most 200 µs, re-reading the head between them; it never
+// starts a task before its trigger time. On Linux, with the system clock,
+// this gives start lateness of about 50-90 µs at the median (the kernel's
+// timer slack is 50 µs), where Go's runtime timers, and so time.AfterFunc
+// and this scheduler by default, give about 0.5 ms; see
 // benchmarks/README.md. There is no JDK counterpart: the JVM's timed waits
 // are high-resolution already.
 //
-// It has no effect with a Clock other than SystemClock, on systems other
-// than Linux (the plain timer is used there), and inside a testing/synctest
-// bubble: a real sleep does not move the bubble's fake time, so the first
-// fine wait that sees the clock stand still across a completed sleep turns
-// precise timing off for the scheduler, and every wait after that is the
-// plain timer's.
+// It has no effect with a Clock other than SystemClock, and on systems
+// other than Linux (the plain timer is used there). Inside a
+// testing/synctest bubble a real sleep does not move the bubble's fake
+// time: the first fine wait that sees the clock stand still across a
+// completed sleep turns precise timing off for the scheduler, and every
+// wait after that is the plain timer's, so tests in a bubble see exactly
+// the behaviour of the default.
 //
-// The cost: a worker in its fine wait is blocked in a system call and holds
-// its OS thread, and the Go runtime gives that thread's P to other
-// goroutines only when sysmon notices (after 20 µs to 10 ms). The fine
-// waiter yields (runtime.Gosched) between steps to bound that, but in a
-// program with GOMAXPROCS=1 other goroutines can still be held up by up to
-// one step while a task is about to come due: measured in
-// BenchmarkPreciseNeighbour, the lateness of time.AfterFunc callbacks of a
-// GOMAXPROCS=1 program rises while a precise scheduler is busy. CPU time
-// per run is about the same as in the default mode (BenchmarkPreciseCPU).
-// That is why it is opt-in.
+// The costs, which are why it is opt-in:
+//
+//   - CPU: the worker wakes once per distinct due time instead of once per
+//     millisecond tick, so a scheduler running many short tasks uses more
+//     CPU per run: 2-3× the default in BenchmarkPreciseLateness (20,000
+//     one-shot tasks over 2 s, or 1,000 fixed-rate tasks every 10 ms) on a
+//     2-core VM, where a wake-up is expensive. Sparse tasks cost a few
+//     sleeps each.
+//   - Other goroutines: a fine waiter is blocked in a system call and holds
+//     its OS thread, and the Go runtime gives that thread's P to other
+//     goroutines only when sysmon notices (after 20 µs to 10 ms). The fine
+//     waiter yields (runtime.Gosched) between steps to bound that, but in a
+//     program with GOMAXPROCS=1 other goroutines wait longer while tasks
+//     are about to come due. BenchmarkPreciseNeighbour measures it: the
+//     latency of a channel hand-off between two other goroutines while a
+//     scheduler runs 20,000 tasks over 2 s, at GOMAXPROCS 1 and 2; at
+//     GOMAXPROCS=1 its p99 rose from about 0.03-0.1 ms to about 0.8 ms
+//     with precise timing on (benchmarks/README.md has the numbers).
 func WithPreciseTiming(on bool) Option {
 	return optionFunc(func(c *config) { c.preciseTiming = on })
 }

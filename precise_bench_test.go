@@ -12,6 +12,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -203,7 +204,7 @@ type benchPreciseRearm struct {
 }
 
 // BenchmarkPreciseNeighbour measures what a busy scheduler does to the
-// other goroutines of a GOMAXPROCS=1 program: while the scheduler runs
+// other goroutines of a program at GOMAXPROCS=1 and 2: while the scheduler runs
 // load=spread's 20,000 tasks over 2 s on a pool of 2, a neighbour
 // schedules 4,000 time.AfterFunc callbacks over the same 2 s, each handing
 // a timestamp over a channel to a waiting goroutine. It reports the
@@ -211,29 +212,36 @@ type benchPreciseRearm struct {
 // and the hand-off latency (handoff-p50-µs, handoff-p99-µs,
 // handoff-max-µs). impl=afterfunc is the neighbour alone, for reference.
 func BenchmarkPreciseNeighbour(b *testing.B) {
-	for _, impl := range benchPreciseImpls {
-		b.Run("impl="+impl, func(b *testing.B) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			var timer, handoff []time.Duration
-			for range b.N {
-				t, h := benchPreciseNeighbourRound(b, impl)
-				timer, handoff = append(timer, t...), append(handoff, h...)
-			}
-			slices.Sort(timer)
-			slices.Sort(handoff)
-			for _, m := range []struct {
-				name string
-				d    []time.Duration
-			}{{"timer", timer}, {"handoff", handoff}} {
-				for _, p := range []struct {
-					unit string
-					q    float64
-				}{{"-p50-µs", 0.50}, {"-p99-µs", 0.99}, {"-max-µs", 1}} {
-					i := min(int(p.q*float64(len(m.d))), len(m.d)-1)
-					b.ReportMetric(float64(m.d[i])/float64(time.Microsecond), m.name+p.unit)
-				}
-			}
-		})
+	for _, procs := range []int{1, 2} {
+		for _, impl := range benchPreciseImpls {
+			b.Run(fmt.Sprintf("procs=%d/impl=%s", procs, impl), func(b *testing.B) {
+				benchPreciseNeighbour(b, procs, impl)
+			})
+		}
+	}
+}
+
+// benchPreciseNeighbour is BenchmarkPreciseNeighbour at GOMAXPROCS procs.
+func benchPreciseNeighbour(b *testing.B, procs int, impl string) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	var timer, handoff []time.Duration
+	for range b.N {
+		t, h := benchPreciseNeighbourRound(b, impl)
+		timer, handoff = append(timer, t...), append(handoff, h...)
+	}
+	slices.Sort(timer)
+	slices.Sort(handoff)
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"timer", timer}, {"handoff", handoff}} {
+		for _, p := range []struct {
+			unit string
+			q    float64
+		}{{"-p50-µs", 0.50}, {"-p99-µs", 0.99}, {"-max-µs", 1}} {
+			i := min(int(p.q*float64(len(m.d))), len(m.d)-1)
+			b.ReportMetric(float64(m.d[i])/float64(time.Microsecond), m.name+p.unit)
+		}
 	}
 }
 
