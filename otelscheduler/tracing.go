@@ -42,21 +42,14 @@ func (i *Instrumentation) decorate(task scheduler.Task) scheduler.Task {
 // runInSpan runs task once inside a span covering the body: from its call to
 // its return, by the wall clock as every span's times are. The scheduler's
 // own times are in the attributes: the due time, and the lateness the
-// scheduler's clock measured when the worker took the task.
+// scheduler's clock measured when the worker took the task. The attributes
+// are set in one call when the run ends, as the SDK copies them per call.
 func (i *Instrumentation) runInSpan(ctx context.Context, task scheduler.Task, label *taskLabel, run scheduler.RunInfo, haveRun bool) (err error) {
 	ctx, span := i.tracer.Start(ctx, label.spanName, label.spanStart...)
-	if label == i.names.other && haveRun && span.IsRecording() {
-		span.SetAttributes(TaskNameKey.String(run.Future.Name())) // its own name, not "other"
-	}
-	if haveRun && span.IsRecording() {
-		span.SetAttributes(
-			DueKey.String(run.Due.Format(time.RFC3339Nano)),
-			LatenessKey.Float64(lateness(run).Seconds()),
-			PeriodicKey.Bool(run.Future.IsPeriodic()),
-		)
-		if run.Jitter != 0 {
-			span.SetAttributes(JitterKey.Float64(run.Jitter.Seconds()))
-		}
+	recording := span.IsRecording()
+	var attrs []attribute.KeyValue
+	if recording {
+		attrs = i.runAttributes(label, run, haveRun)
 	}
 	returned := false
 	defer func() {
@@ -69,33 +62,59 @@ func (i *Instrumentation) runInSpan(ctx context.Context, task scheduler.Task, la
 		r := recover()
 		if r == nil {
 			span.SetStatus(codes.Error, "runtime.Goexit")
+			span.SetAttributes(attrs...)
 			span.End()
 			return
 		}
-		recordPanic(span, r)
+		if recording {
+			recordPanic(span, r, attrs)
+		}
 		span.End()
 		panic(r)
 	}()
 	err = task(ctx)
 	returned = true
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-		span.SetAttributes(OutcomeKey.String(OutcomeError), semconv.ErrorType(err))
-	} else {
-		span.SetAttributes(outcomeOKAttr...)
+	if recording {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+			attrs = append(attrs, OutcomeKey.String(OutcomeError), semconv.ErrorType(err))
+		} else {
+			attrs = append(attrs, OutcomeKey.String(OutcomeOK))
+		}
+		span.SetAttributes(attrs...)
 	}
 	span.End()
 	return err
 }
 
-// outcomeOKAttr is the outcome attribute of a run that succeeded, made
-// once: a run that succeeds allocates no attribute.
-var outcomeOKAttr = []attribute.KeyValue{OutcomeKey.String(OutcomeOK)}
+// runAttributes returns the attributes of a run's span known at its start,
+// with room for the outcome and error.type: the task's own name if its label
+// is "other", the due time, the lateness, whether the task is periodic, and
+// the jitter if any.
+func (i *Instrumentation) runAttributes(label *taskLabel, run scheduler.RunInfo, haveRun bool) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 7)
+	if !haveRun {
+		return attrs
+	}
+	if label == i.names.other {
+		attrs = append(attrs, TaskNameKey.String(run.Future.Name()))
+	}
+	attrs = append(attrs,
+		DueKey.String(run.Due.Format(time.RFC3339Nano)),
+		LatenessKey.Float64(lateness(run).Seconds()),
+		PeriodicKey.Bool(run.Future.IsPeriodic()),
+	)
+	if run.Jitter != 0 {
+		attrs = append(attrs, JitterKey.Float64(run.Jitter.Seconds()))
+	}
+	return attrs
+}
 
 // recordPanic records a panic on span as an exception event with the
-// semantic conventions' attributes, and fails the span.
-func recordPanic(span trace.Span, r any) {
+// semantic conventions' attributes, fails the span, and sets attrs with the
+// outcome.
+func recordPanic(span trace.Span, r any, attrs []attribute.KeyValue) {
 	msg := fmt.Sprint(r)
 	span.AddEvent(semconv.ExceptionEventName, trace.WithAttributes(
 		semconv.ExceptionType(fmt.Sprintf("%T", r)),
@@ -103,5 +122,5 @@ func recordPanic(span trace.Span, r any) {
 		semconv.ExceptionStacktrace(string(debug.Stack())),
 	))
 	span.SetStatus(codes.Error, "panic: "+msg)
-	span.SetAttributes(OutcomeKey.String(OutcomePanic), semconv.ErrorTypeKey.String("panic"))
+	span.SetAttributes(append(attrs, OutcomeKey.String(OutcomePanic), semconv.ErrorTypeKey.String("panic"))...)
 }
