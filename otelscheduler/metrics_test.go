@@ -213,6 +213,10 @@ func TestStatsInstruments(t *testing.T) {
 	require.ErrorIs(t, err, scheduler.ErrRejected)
 
 	m = e.collect(t)
+	assert.Equal(t, map[string]int64{"scheduler.name=jobs,scheduler.run.outcome=ok,scheduler.task.name=unnamed": 1},
+		sums(t, m["scheduler.task.runs"]), "run metrics carry scheduler.name")
+	require.Len(t, e.spans.Ended(), 1)
+	assert.Equal(t, "jobs", spanAttrs(e.spans.Ended()[0])[otelscheduler.SchedulerNameKey].AsString())
 	assert.Equal(t, map[string]int64{attrs: 1}, sums(t, m["scheduler.task.rejected"]))
 	assert.Equal(t, map[string]int64{attrs: 0}, sums(t, m["scheduler.task.active"]))
 	for name, monotonic := range map[string]bool{
