@@ -14,6 +14,14 @@
 // work with errors.Is, panics are recovered into [*PanicError] and logged
 // through log/slog, and a stopped scheduler leaves no goroutine behind.
 //
+// Beyond the JDK: calendar schedules ([Scheduler.ScheduleWithTrigger], with
+// cron specs from [github.com/go-stpe/scheduler/cron]), control over missed
+// runs ([WithMissedRuns]) and jitter ([WithJitter]), start times within tens
+// of microseconds of due ([WithPreciseTiming]), and a view of every run
+// ([Hooks].Observe, [CurrentRun], [WithBaseContext]) that the otelscheduler
+// module turns into OpenTelemetry metrics and traces. Durable and
+// cluster-wide work is the cluster module's, on Redis.
+//
 // All time comes from a [Clock]; tests use schedulertest.NewManualClock with
 // [Scheduler.AwaitIdle], or run the scheduler inside a testing/synctest
 // bubble (the recipes are in the doc of
@@ -27,7 +35,8 @@
 // run of a periodic task happens before its next run, so a periodic task
 // may keep state in variables only it touches without a lock; and a run
 // happens before the return of Wait or Get and the closing of Done that
-// report its outcome, and before the AfterExecute hook is called for it.
+// report its outcome, and before the AfterExecute and Observe hooks are
+// called for it.
 // AwaitIdle (no JDK counterpart) returns nil only once every run that had
 // started has ended, and those runs happen before that return: a test may
 // read what its tasks wrote without a lock.
@@ -42,12 +51,16 @@
 //   - runcontext.go: the ctx a run is given, and the interrupt that cancels it.
 //   - delayqueue.go: the delay queue (JDK DelayedWorkQueue): offer, poll, remove, drain; its clock.
 //   - leader.go: take, the leader-follower wait, every wake-up of a waiting worker.
+//   - precise.go: WithPreciseTiming, the fine wait that ends a timed wait on time.
 //   - heap.go: the binary min-heap that keeps each task's heap index.
 //   - worker.go: the pool: a worker's life, its exit, the pool's size.
 //   - run.go: running one task: hooks, the body, panics, the periodic re-queue.
 //   - shutdown.go: Shutdown, ShutdownNow, termination.
 //   - idle.go: AwaitIdle, for tests on a manual clock.
 //   - options.go, policy.go: options and hooks; rejection and shutdown policies.
-//   - trigger.go: calendar schedules. stats.go: Stats. clock.go: the Clock seam.
+//   - trigger.go: calendar schedules (Trigger, ScheduleWithTrigger, wall-clock time).
+//   - missed.go: CoalesceMissed, merging the runs of a task that are already due.
+//   - observe.go: RunInfo, CurrentRun and the Observe hook.
+//   - stats.go: Stats. clock.go: the Clock seam.
 //   - errors.go: the errors, PanicError, and the one recover guard.
 package scheduler
