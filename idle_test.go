@@ -385,7 +385,7 @@ func TestManualClockConcurrentUse(t *testing.T) {
 	require.Zero(t, s.Stats().Queued)
 }
 
-// --- regression tests for bugs found while writing this suite (fixed) ---
+// --- regression tests for bugs found while writing the clock suite (fixed) ---
 
 // TestAwaitIdleWaitsForLeaderToRearm: with several workers, a
 // follower can take the head the leader's timer fired for. The leader still

@@ -634,6 +634,9 @@ func TestLifeDecorator(t *testing.T) {
 	})
 }
 
+// ---------------------------------------------------------------------------
+// The interrupt (runcontext.go): a run's ctx is its own.
+
 func TestLifeInterruptDoesNotLeakIntoNextTask(t *testing.T) {
 	// JDK J-6: an interrupt delivered to one task does not reach the next
 	// task on the same worker.
