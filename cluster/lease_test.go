@@ -120,20 +120,22 @@ func TestHeartbeatKeepsALongRunLeasedSoNoOtherNodeRunsIt(t *testing.T) {
 		<-release
 		return nil
 	}}
-	a := newNode(t, srv, h)
-	b := newNode(t, srv, h)
+	const lease = 3 * time.Second
+	a := newNode(t, srv, h, cluster.WithLease(lease))
+	b := newNode(t, srv, h, cluster.WithLease(lease))
 	start(t, a)
 	start(t, b)
 	id, err := a.Schedule(context.Background(), "k", nil, time.Now())
 	require.NoError(t, err)
 	<-started
-	// Wait until the lease has been renewed past two of its lengths
-	// from the first expiry: without the heartbeat the reaper would have
-	// handed the task to the other node by then.
+	// Wait until the lease has been renewed to half a lease past the
+	// first expiry plus a lease: without the heartbeat the lease would
+	// have expired half a lease ago, and the reaper (every quarter lease)
+	// would have handed the task to the other node.
 	first := rdb.ZScore(context.Background(), "{scheduler}:lease", id).Val()
 	waitFor(t, 20*time.Second, "the lease to be renewed", func() bool {
 		s, err := rdb.ZScore(context.Background(), "{scheduler}:lease", id).Result()
-		return err == nil && s > first+float64(2*testLease.Microseconds())
+		return err == nil && s > first+float64((lease+lease/2).Microseconds())
 	})
 	close(release)
 	waitFor(t, 10*time.Second, "the task to complete", func() bool { return counts(t, a) == cluster.Counts{} })

@@ -24,7 +24,7 @@ func TestPeriodicRunsOncePerDueTimeAcrossThreeNodesWithSkewedClocks(t *testing.T
 		// A lease well above the skew and above the stalls of a
 		// busy CI box, which would otherwise expire a live run's lease
 		// and make a second run legitimate (delivery is at least once).
-		n := newNode(t, srv, nil, cluster.WithClock(skewedClock{scheduler.SystemClock(), skew}), cluster.WithLease(5*time.Second))
+		n := newNode(t, srv, nil, cluster.WithClock(skewedClock{scheduler.SystemClock(), skew}), cluster.WithLease(20*time.Second))
 		require.NoError(t, n.Periodic("report", everyTick(period), func(_ context.Context, task cluster.Task) error {
 			mu.Lock()
 			runs[task.Due] = append(runs[task.Due], i)

@@ -43,10 +43,15 @@ func replicaMain(role string) int {
 		return 2
 	}
 	addr, prefix := os.Getenv("CLUSTER_TEST_REDIS"), os.Getenv("CLUSTER_TEST_PREFIX")
+	lease, err := time.ParseDuration(os.Getenv("CLUSTER_TEST_LEASE"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "CLUSTER_TEST_LEASE:", err)
+		return 2
+	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	n, err := cluster.New(rdb, cluster.WithPrefix(prefix),
-		cluster.WithLease(3*time.Second),
+		cluster.WithLease(lease),
 		cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second),
 		cluster.WithConcurrency(16),
@@ -117,12 +122,23 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// startReplica starts a replica process on srv with prefix and waits until
-// it has started its node; it is killed when t ends if still running.
-func startReplica(t *testing.T, srv *redistest.Server, prefix string) *replica {
+// Replica leases. The tests that kill replicas wait for a lease to expire,
+// so theirs is short; the others have a long one, so that the multi-second
+// stalls of a loaded CI box (2 CPUs, -race, other packages' tests) never
+// expire a live run's lease, which would legitimately run it twice.
+const (
+	shortLease = 3 * time.Second
+	longLease  = 20 * time.Second
+)
+
+// startReplica starts a replica process on srv with prefix and lease and
+// waits until it has started its node; it is killed when t ends if still
+// running.
+func startReplica(t *testing.T, srv *redistest.Server, prefix string, lease time.Duration) *replica {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), replicaEnv+"=worker", "CLUSTER_TEST_REDIS="+srv.Addr, "CLUSTER_TEST_PREFIX="+prefix)
+	cmd.Env = append(os.Environ(), replicaEnv+"=worker", "CLUSTER_TEST_REDIS="+srv.Addr, "CLUSTER_TEST_PREFIX="+prefix,
+		"CLUSTER_TEST_LEASE="+lease.String())
 	r := &replica{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
 	cmd.Stderr = r.stderr
 	out, err := cmd.StdoutPipe()
@@ -263,7 +279,7 @@ func TestTenThousandTasksAcrossThreeReplicaProcessesEachRunOnce(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	const prefix, n = "{tenk}", 10000
 	rdb := client(t, srv)
-	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	replicas := []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
 	producer := producerNode(t, srv, prefix)
 	scheduleCounts(t, producer, n, time.Now().Add(500*time.Millisecond), 2*time.Second)
 	waitFor(t, 120*time.Second, "every task to run", func() bool {
@@ -279,7 +295,7 @@ func TestReplicaKilledMidRunHasItsTaskRunByAnotherAfterTheLease(t *testing.T) {
 	rdb := client(t, srv)
 	replicas := map[string]*replica{}
 	for range 2 {
-		r := startReplica(t, srv, prefix)
+		r := startReplica(t, srv, prefix, shortLease)
 		replicas[r.pid()] = r
 	}
 	producer := producerNode(t, srv, prefix)
@@ -316,7 +332,7 @@ func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
 	producer := producerNode(t, srv, prefix)
 	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
 
-	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	replicas := []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
 	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 5*time.Second)
 	waitFor(t, 60*time.Second, "a fifth of the tasks to run", func() bool { return ran() >= n/5 })
 	stopAll(t, replicas) // graceful: claimed tasks go back at once
@@ -325,7 +341,7 @@ func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
 		t.Fatal("every task ran before the restart; the test proves nothing")
 	}
 
-	replicas = []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	replicas = []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
 	waitFor(t, 60*time.Second, "every task to run after the restart", func() bool { return ran() >= n })
 	stopAll(t, replicas)
 	checkRunOnce(t, rdb, producer, prefix, n)
@@ -338,7 +354,7 @@ func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
 	producer := producerNode(t, srv, prefix)
 	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
 
-	replicas := []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	replicas := []*replica{startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease)}
 	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 3*time.Second)
 	waitFor(t, 60*time.Second, "a third of the tasks to run", func() bool { return ran() >= n/3 })
 	for _, r := range replicas {
@@ -346,7 +362,7 @@ func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d of %d tasks ran before every replica was killed", ran(), n)
 
-	replicas = []*replica{startReplica(t, srv, prefix), startReplica(t, srv, prefix), startReplica(t, srv, prefix)}
+	replicas = []*replica{startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease)}
 	waitFor(t, 60*time.Second, "every task to run after the crash", func() bool { return ran() >= n })
 	waitFor(t, 10*time.Second, "the store to empty", func() bool { return counts(t, producer) == cluster.Counts{} })
 	stopAll(t, replicas)
