@@ -26,7 +26,8 @@
 // attribute sets once per task name, so a run's metrics allocate nothing;
 // its span allocates what the tracer needs (BenchmarkRunOverhead measures
 // the cost per run).
-// There is no WithPropagators: a run never crosses a process boundary; the
+// A no-op TracerProvider (go.opentelemetry.io/otel/trace/noop) turns the
+// spans off: Options then installs no decorator. There is no WithPropagators: a run never crosses a process boundary; the
 // trace context reaches runs through scheduler.WithBaseContext.
 //
 // # Metrics

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/go-stpe/scheduler"
 )
@@ -28,6 +29,7 @@ type Instrumentation struct {
 	meter    metric.Meter
 	names    *nameTable
 	spanBase []attribute.KeyValue // scheduler.name, if set
+	tracing  bool                 // false for a no-op TracerProvider: no decorator
 	stopped  atomic.Bool          // set by Shutdown: hooks and decorator report nothing more
 
 	runs     metric.Int64Counter
@@ -62,6 +64,7 @@ func New(opts ...Option) (*Instrumentation, error) {
 		meter:    cfg.meterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		names:    newNameTable(cfg.maxTaskNames, base),
 		spanBase: base,
+		tracing:  !isNoopTracerProvider(cfg.tracerProvider),
 		observed: metric.WithAttributeSet(attribute.NewSet(base...)),
 	}
 	if err := i.newInstruments(); err != nil {
@@ -78,12 +81,26 @@ func New(opts ...Option) (*Instrumentation, error) {
 //	s, err := scheduler.New(4, append(inst.Options(), myOpts...)...)
 //
 // Hooks and decorators are fixed when the scheduler is made, which is why
-// this is a separate step from Register.
+// this is a separate step from Register. With a no-op TracerProvider
+// (go.opentelemetry.io/otel/trace/noop) there is no decorator: metrics only,
+// at no cost for spans.
 func (i *Instrumentation) Options() []scheduler.Option {
-	return []scheduler.Option{
-		scheduler.WithHooks(scheduler.Hooks{Observe: i.observe}),
-		scheduler.WithDecorator(i.decorate),
+	opts := []scheduler.Option{scheduler.WithHooks(scheduler.Hooks{Observe: i.observe})}
+	if i.tracing {
+		opts = append(opts, scheduler.WithDecorator(i.decorate))
 	}
+	return opts
+}
+
+// isNoopTracerProvider reports whether tp is the trace API's no-op
+// provider, whose spans record nothing. The global provider is not: an
+// application may set the real one after New.
+func isNoopTracerProvider(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	return false
 }
 
 // Register starts reporting s's queue length, active tasks, worker count,

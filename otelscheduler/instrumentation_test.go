@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/otelscheduler"
@@ -55,4 +56,21 @@ func TestShutdownStopsReporting(t *testing.T) {
 	}
 	require.Len(t, e.spans.Ended(), 1)
 	assert.Equal(t, "run before", e.spans.Ended()[0].Name())
+}
+
+// TestNoopTracerProviderMeansMetricsOnly: with the no-op TracerProvider the
+// instrumentation installs no decorator (only the Observe hook), and the
+// runs are still counted.
+func TestNoopTracerProviderMeansMetricsOnly(t *testing.T) {
+	e := newEnv(t, 1, []otelscheduler.Option{otelscheduler.WithTracerProvider(tracenoop.NewTracerProvider())})
+	assert.Len(t, e.inst.Options(), 1)
+	_, err := e.s.Schedule(ok, time.Millisecond, scheduler.WithName("quiet"))
+	require.NoError(t, err)
+	e.advance(t, time.Millisecond)
+	assert.Equal(t, map[string]int64{"scheduler.run.outcome=ok,scheduler.task.name=quiet": 1},
+		sums(t, e.collect(t)["scheduler.task.runs"]))
+
+	withSpans, err := otelscheduler.New()
+	require.NoError(t, err)
+	assert.Len(t, withSpans.Options(), 2, "the global provider may become a real one")
 }
