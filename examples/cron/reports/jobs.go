@@ -40,10 +40,10 @@ type Job struct {
 	// stopped, suspended or busy (scheduler.WithMissedRuns).
 	Missed scheduler.MissedRunPolicy
 
-	// firstFrom gives the start of the span the first run after Start
-	// covers, from that run's due time; later runs start where the previous
-	// successful run ended (see Run.From).
-	firstFrom func(due time.Time) time.Time
+	// span gives the span [from, to) a run due at due covers; prevTo is
+	// where the last successful run's span ended, zero before the first
+	// (see Run.From).
+	span func(due, prevTo time.Time) (from, to time.Time)
 	// work is the job's work from Config, never nil.
 	work WorkFunc
 }
@@ -64,25 +64,25 @@ func newJobs(cfg Config) ([]Job, error) {
 			// Each run reports its own day, so after an outage every
 			// missed day still gets its report: catch up.
 			Name: DailyReport, Spec: "0 3 * * *", Zone: berlin,
-			Missed:    scheduler.CatchUpMissed,
-			firstFrom: func(due time.Time) time.Time { return previousMidnight(due) },
-			work:      cfg.Report,
+			Missed: scheduler.CatchUpMissed,
+			span:   previousDay,
+			work:   cfg.Report,
 		},
 		{
 			// One rollup after an outage covers the whole outage (its
 			// span starts where the last one ended): coalesce.
 			Name: QuarterHourly, Spec: "*/15 * * * *", Zone: berlin,
-			Missed:    scheduler.CoalesceMissed,
-			firstFrom: func(due time.Time) time.Time { return due.Add(-15 * time.Minute) },
-			work:      cfg.Rollup,
+			Missed: scheduler.CoalesceMissed,
+			span:   sinceLastRun(func(due time.Time) time.Time { return due.Add(-15 * time.Minute) }),
+			work:   cfg.Rollup,
 		},
 		{
 			// A stale digest is worth sending once, not once per missed
 			// morning: coalesce.
 			Name: WeekdayDigest, Spec: "0 9 * * MON-FRI", Zone: newYork,
-			Missed:    scheduler.CoalesceMissed,
-			firstFrom: previousWeekday,
-			work:      cfg.Digest,
+			Missed: scheduler.CoalesceMissed,
+			span:   sinceLastRun(previousWeekday),
+			work:   cfg.Digest,
 		},
 	}
 	for i := range jobs {
@@ -97,19 +97,23 @@ func newJobs(cfg Config) ([]Job, error) {
 	return jobs, nil
 }
 
-// span returns the span of time the run due at due covers: for the daily
-// report always the Berlin day before due (23 hours long on the day clocks
-// go forward, 25 on the day they go back); for the other jobs the time since
-// prevTo, the end of the last successful run's span, or firstFrom's span on
-// the first run.
-func (j *Job) span(due, prevTo time.Time) (from, to time.Time) {
-	if j.Name == DailyReport {
-		return previousMidnight(due), midnight(due)
+// previousDay is the daily report's span: the day before due's day, in
+// due's zone, 23 hours long on the day clocks go forward and 25 on the day
+// they go back.
+func previousDay(due, _ time.Time) (from, to time.Time) {
+	return previousMidnight(due), midnight(due)
+}
+
+// sinceLastRun returns the span of a job whose runs cover the time since
+// the last successful run: [prevTo, due), or [first(due), due) on the first
+// run after Start.
+func sinceLastRun(first func(due time.Time) time.Time) func(due, prevTo time.Time) (from, to time.Time) {
+	return func(due, prevTo time.Time) (from, to time.Time) {
+		if prevTo.IsZero() {
+			return first(due), due
+		}
+		return prevTo, due
 	}
-	if prevTo.IsZero() {
-		return j.firstFrom(due), due
-	}
-	return prevTo, due
 }
 
 // midnight returns the start of t's day in t's zone.

@@ -16,9 +16,10 @@
 //     what a run means: every missed daily report is still wanted (catch
 //     up), a single rollup can cover a whole outage (coalesce).
 //   - The service does not make its scheduler but is handed one, so tests
-//     run it on fake time: reports_test.go drives it across both of Berlin's
-//     2026 daylight-saving changes with a schedulertest.ManualClock, and
-//     inside a testing/synctest bubble.
+//     run it on fake time: dst_test.go drives it across both of Berlin's
+//     2026 daylight-saving changes with a schedulertest.ManualClock and
+//     schedulertest.AdvanceAndSettle, synctest_test.go through the
+//     fall-back night inside a testing/synctest bubble.
 //
 // The daylight-saving rules are those of the cron package (cronie's and
 // Debian's): the 03:00 report runs exactly once on every day, the 23-hour
