@@ -60,10 +60,10 @@ type Config struct {
 type Service struct {
 	jobs []Job // fixed by New
 
-	// lifecycle serializes Start and Stop. It is held while jobs are
-	// scheduled and canceled, which may run a task in the caller (a
-	// CallerRunsPolicy), so a run never waits for it; mu is held only
-	// briefly, never across a call into the scheduler that may run a task.
+	// lifecycle serializes Start and Stop, and is held across their calls
+	// into the scheduler. Those calls may run a task in the caller (a
+	// CallerRunsPolicy), and a run takes mu: so mu is never held across
+	// them, and runs never take lifecycle.
 	lifecycle sync.Mutex
 
 	mu      sync.Mutex                  // guards futures and status
