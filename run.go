@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/pprof"
+	"time"
 )
 
 // Running one task on a worker: the run-state check, the hooks around the
@@ -168,28 +169,22 @@ func (s *Scheduler) callBody(t *futureTask) (err error, panicked bool) {
 }
 
 // reExecutePeriodic re-queues a periodic task for its next run, or cancels
-// it if it may no longer run (JDK setNextRunTime + reExecutePeriodic). A
-// re-queue is never rejected, not even beyond WithMaxQueueSize. With
-// jitter, the next run's nominal due time keeps the phase and only its
-// start moves.
+// it if it may no longer run (JDK reExecutePeriodic). A re-queue is never
+// rejected, not even beyond WithMaxQueueSize. A trigger task whose trigger
+// has no next time ends here, or fails if its trigger failed.
 func (s *Scheduler) reExecutePeriodic(t *futureTask) {
+	var next, wallNow time.Time
 	if t.isTrigger() {
-		s.reExecuteTrigger(t)
-		return
+		var ok bool
+		if next, ok = s.nextTriggerTime(t); !ok {
+			return
+		}
+		wallNow = s.q.wallNow()
 	}
 	q := &s.q
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
-		var due int64
-		if t.period > 0 {
-			due = t.due() + t.period // fixed rate: drift-free, catches up
-		} else {
-			due = q.triggerTimeLocked(q.now(), -t.period)
-		}
-		t.when = due
-		if t.ext != nil && t.ext.jitter != 0 {
-			t.when = q.triggerTimeLocked(due, t.withJitter(0))
-		}
+		t.when = s.nextRunTimeLocked(t, next, wallNow)
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
 		q.mu.Unlock()
@@ -198,4 +193,28 @@ func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	q.mu.Unlock()
 	// Canceled meanwhile (then this does nothing), or shut down.
 	t.cancelState()
+}
+
+// nextRunTimeLocked returns the trigger time of t's next run (JDK
+// setNextRunTime): for a trigger task next, the trigger's time, read
+// against wallNow; for a fixed-rate task the previous due time plus the
+// period, drift-free, so a late task catches up; for a fixed-delay task
+// the delay from now. With jitter the nominal due time keeps the phase and
+// only the start moves.
+func (s *Scheduler) nextRunTimeLocked(t *futureTask, next, wallNow time.Time) int64 {
+	q := &s.q
+	var due int64
+	switch {
+	case t.isTrigger():
+		t.ext.dueWall = next
+		return q.triggerTimeLocked(q.now(), t.withJitter(int64(next.Sub(wallNow))))
+	case t.period > 0:
+		due = t.due() + t.period
+	default:
+		due = q.triggerTimeLocked(q.now(), -t.period)
+	}
+	if t.ext != nil && t.ext.jitter != 0 {
+		return q.triggerTimeLocked(due, t.withJitter(0))
+	}
+	return due
 }

@@ -95,10 +95,11 @@ func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, erro
 	return next, nil
 }
 
-// reExecuteTrigger re-queues a trigger task for the trigger's next time
-// after this run's due time, ends it when there is none, or fails it when
-// the trigger fails.
-func (s *Scheduler) reExecuteTrigger(t *futureTask) {
+// nextTriggerTime returns the trigger's next time after this run's due
+// time, for the re-queue. When there is none the task ends (done, not
+// canceled); when the trigger fails the task fails with its error; either
+// way ok is false.
+func (s *Scheduler) nextTriggerTime(t *futureTask) (next time.Time, ok bool) {
 	// ext.dueWall and ext.lookahead are written only by this worker while
 	// the task runs.
 	next, err := t.ext.lookahead.next, t.ext.lookahead.err
@@ -112,24 +113,12 @@ func (s *Scheduler) reExecuteTrigger(t *futureTask) {
 			s.logger.Error("scheduler: trigger task stopped: its trigger failed",
 				"task", t.logName(), "error", err)
 		}
-		return
+		return time.Time{}, false
 	case next.IsZero():
 		t.complete(nil) // the trigger has no more runs: done, not canceled
-		return
+		return time.Time{}, false
 	}
-	wallNow := s.q.wallNow()
-	q := &s.q
-	q.mu.Lock()
-	if t.loadState() == stateNew && s.canRun(t) {
-		t.ext.dueWall = next
-		t.when = q.triggerTimeLocked(q.now(), t.withJitter(int64(next.Sub(wallNow))))
-		q.offerLocked(t)
-		s.ensurePrestartLocked()
-		q.mu.Unlock()
-		return
-	}
-	q.mu.Unlock()
-	t.cancelState()
+	return next, true
 }
 
 // requeueIfEarly puts a trigger task that was taken before its wall-clock
