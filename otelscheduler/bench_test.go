@@ -27,8 +27,8 @@ import (
 //   - bare: no instrumentation.
 //   - plumbing: an empty Observe hook and a decorator that only calls
 //     CurrentRun: what the scheduler's side of any such instrumentation costs.
-//   - noop: instrumented, with the no-op providers (the plumbing alone:
-//     CurrentRun, the run's ctx, the hooks).
+//   - noop: instrumented, with the no-op providers: the Observe hook
+//     alone, as a no-op TracerProvider installs no decorator.
 //   - metrics: the SDK's MeterProvider with a ManualReader, no-op tracing.
 //   - metrics+spans: the same plus the SDK's TracerProvider, every span
 //     sampled and handed to a no-op exporter.
