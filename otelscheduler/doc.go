@@ -7,19 +7,27 @@
 //
 // # Use
 //
+// One call makes an instrumented scheduler:
+//
+//	s, inst, err := otelscheduler.NewScheduler(4, []scheduler.Option{scheduler.WithBaseContext(ctx)},
+//		otelscheduler.WithMeterProvider(mp), otelscheduler.WithTracerProvider(tp))
+//	defer inst.Shutdown()
+//
+// It is the short form of three steps, for when the scheduler is made
+// elsewhere:
+//
 //	inst, err := otelscheduler.New(otelscheduler.WithMeterProvider(mp), otelscheduler.WithTracerProvider(tp))
 //	s, err := scheduler.New(4, inst.Options()...) // run metrics and spans
 //	err = inst.Register(s)                        // queue, pool, rejections, cancels
-//	defer inst.Shutdown()
 //
-// Why two steps and not one call: a Scheduler's hooks and decorators are
-// fixed at scheduler.New, so the instrumentation must exist before the
-// scheduler to hand them over ([Instrumentation.Options], the way
-// otelgrpc.NewServerHandler is passed to grpc.NewServer as an option); the
-// queue and pool instruments read [scheduler.Scheduler.Stats], so they need
-// the scheduler itself ([Instrumentation.Register]). A scheduler built with
-// Options alone has its run metrics and spans but no queue or pool
-// instruments.
+// Why the steps: a Scheduler's hooks and decorators are fixed at
+// scheduler.New, so the instrumentation must exist before the scheduler to
+// hand them over ([Instrumentation.Options], the way otelgrpc.NewServerHandler
+// is passed to grpc.NewServer as an option); the queue and pool instruments
+// read [scheduler.Scheduler.Stats], so they need the scheduler itself
+// ([Instrumentation.Register], as otelsql.RegisterDBStatsMetrics needs the
+// *sql.DB). A scheduler built with Options alone has its run metrics and
+// spans but no queue or pool instruments.
 //
 // Following the contrib instrumentations (otelhttp, otelgrpc), the providers
 // default to the global ones. The instruments are made once, in New, and the

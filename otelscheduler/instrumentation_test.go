@@ -7,10 +7,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/otelscheduler"
+	"github.com/go-stpe/scheduler/schedulertest"
 )
 
 // TestBadInputIsInvalidArgument: a negative name bound, Register(nil), a
@@ -73,4 +79,53 @@ func TestNoopTracerProviderMeansMetricsOnly(t *testing.T) {
 	withSpans, err := otelscheduler.New()
 	require.NoError(t, err)
 	assert.Len(t, withSpans.Options(), 2, "the global provider may become a real one")
+}
+
+// TestNewSchedulerIsTheOneCall: NewScheduler's scheduler reports its runs
+// (the instrumentation's decorator wraps the caller's) and its Stats; bad
+// input on either side fails it with ErrInvalidArgument.
+func TestNewSchedulerIsTheOneCall(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { require.NoError(t, mp.Shutdown(context.Background())) }()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+
+	_, _, err := otelscheduler.NewScheduler(0, nil, otelscheduler.WithMeterProvider(mp))
+	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	_, _, err = otelscheduler.NewScheduler(1, nil, otelscheduler.WithMaxTaskNames(-1))
+	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+
+	clk := schedulertest.NewManualClock(epoch)
+	var innerSawSpan bool // written by the task, read after AwaitIdle
+	inner := scheduler.WithDecorator(func(task scheduler.Task) scheduler.Task {
+		return func(ctx context.Context) error {
+			innerSawSpan = trace.SpanFromContext(ctx).IsRecording()
+			return task(ctx)
+		}
+	})
+	s, inst, err := otelscheduler.NewScheduler(1, []scheduler.Option{scheduler.WithClock(clk), inner},
+		otelscheduler.WithMeterProvider(mp), otelscheduler.WithTracerProvider(tp))
+	require.NoError(t, err)
+	defer func() {
+		s.ShutdownNow()
+		require.NoError(t, s.AwaitTermination(context.Background()))
+		require.NoError(t, inst.Shutdown())
+	}()
+	_, err = s.Schedule(ok, time.Millisecond, scheduler.WithName("one"))
+	require.NoError(t, err)
+	clk.Advance(time.Millisecond)
+	require.NoError(t, s.AwaitIdle(context.Background()))
+
+	assert.True(t, innerSawSpan, "the run's span wraps the caller's decorator")
+	require.Len(t, spans.Ended(), 1)
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	names := map[string]bool{}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		names[m.Name] = true
+	}
+	assert.True(t, names["scheduler.task.runs"])
+	assert.True(t, names["scheduler.queue.length"], "registered")
 }

@@ -72,13 +72,8 @@ func start(addr string, clk scheduler.Clock) (*demo, error) {
 		return nil, err
 	}
 	d := &demo{mp: sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))}
-	d.inst, err = otelscheduler.New(otelscheduler.WithMeterProvider(d.mp), otelscheduler.WithSchedulerName("demo"))
-	if err == nil {
-		d.s, err = scheduler.New(2, append(d.inst.Options(), scheduler.WithClock(clk))...)
-	}
-	if err == nil {
-		err = d.inst.Register(d.s)
-	}
+	d.s, d.inst, err = otelscheduler.NewScheduler(2, []scheduler.Option{scheduler.WithClock(clk)},
+		otelscheduler.WithMeterProvider(d.mp), otelscheduler.WithSchedulerName("demo"))
 	if err == nil {
 		err = scheduleJobs(d.s)
 	}
