@@ -25,8 +25,7 @@ var outcomeValues = [numOutcomes]string{OutcomeOK, OutcomeError, OutcomePanic}
 // per name so that a run allocates no attributes: the attribute sets, as
 // ready-made measurement options, and the span name.
 type taskLabel struct {
-	name     string // the reported name: the task's, "unnamed" or "other"
-	spanName string
+	spanName string // "run " + the reported name: the task's, "unnamed" or "other"
 	add      [numOutcomes][]metric.AddOption
 	record   [numOutcomes][]metric.RecordOption
 	lateness []metric.RecordOption // no outcome: lateness is known at the start
@@ -38,7 +37,7 @@ type taskLabel struct {
 // newTaskLabel builds the label of a reported name; base holds the
 // attributes every measurement carries (scheduler.name).
 func newTaskLabel(name string, base []attribute.KeyValue) *taskLabel {
-	l := &taskLabel{name: name, spanName: "run " + name}
+	l := &taskLabel{spanName: "run " + name}
 	with := func(kv ...attribute.KeyValue) attribute.Set {
 		all := append(append([]attribute.KeyValue{TaskNameKey.String(name)}, base...), kv...)
 		return attribute.NewSet(all...)
@@ -60,22 +59,23 @@ func newTaskLabel(name string, base []attribute.KeyValue) *taskLabel {
 	return l
 }
 
-// nameTable maps task names to their labels, admitting at most max distinct
-// names; the rest share the "other" label.
+// nameTable maps task names to their labels, admitting at most limit
+// distinct names; the rest share the "other" label.
 type nameTable struct {
-	max     int
+	limit   int
 	base    []attribute.KeyValue
 	unnamed *taskLabel
 	other   *taskLabel
-	labels  sync.Map // task name → *taskLabel, at most max entries
+	labels  sync.Map // task name → *taskLabel, at most limit entries
 
 	mu       sync.Mutex // guards admitted, and serializes admissions into labels
 	admitted int
 }
 
-func newNameTable(max int, base []attribute.KeyValue) *nameTable {
+// newNameTable returns a table admitting limit names, whose labels carry base.
+func newNameTable(limit int, base []attribute.KeyValue) *nameTable {
 	return &nameTable{
-		max:     max,
+		limit:   limit,
 		base:    base,
 		unnamed: newTaskLabel(UnnamedTaskName, base),
 		other:   newTaskLabel(OtherTaskName, base),
@@ -96,7 +96,7 @@ func (t *nameTable) label(name string) *taskLabel {
 	if l, ok := t.labels.Load(name); ok {
 		return l.(*taskLabel)
 	}
-	if t.admitted >= t.max {
+	if t.admitted >= t.limit {
 		return t.other
 	}
 	l := newTaskLabel(name, t.base)
