@@ -25,12 +25,11 @@ const ScopeName = "github.com/go-stpe/scheduler/otelscheduler"
 // An Instrumentation comes only from New; its methods are safe for
 // concurrent use.
 type Instrumentation struct {
-	tracer   trace.Tracer
-	meter    metric.Meter
-	names    *nameTable
-	spanBase []attribute.KeyValue // scheduler.name, if set
-	tracing  bool                 // false for a no-op TracerProvider: no decorator
-	stopped  atomic.Bool          // set by Shutdown: hooks and decorator report nothing more
+	tracer  trace.Tracer
+	meter   metric.Meter
+	names   *nameTable
+	tracing bool        // false for a no-op TracerProvider: no decorator
+	stopped atomic.Bool // set by Shutdown: hooks and decorator report nothing more
 
 	runs     metric.Int64Counter
 	duration metric.Float64Histogram
@@ -63,7 +62,6 @@ func New(opts ...Option) (*Instrumentation, error) {
 		tracer:   cfg.tracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
 		meter:    cfg.meterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL)),
 		names:    newNameTable(cfg.maxTaskNames, base),
-		spanBase: base,
 		tracing:  !isNoopTracerProvider(cfg.tracerProvider),
 		observed: metric.WithAttributeSet(attribute.NewSet(base...)),
 	}
