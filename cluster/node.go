@@ -31,13 +31,14 @@ type Node struct {
 	seq   atomic.Uint64 // numbers the claim tokens
 	sched *scheduler.Scheduler
 
-	mu        sync.Mutex // guards state, handlers, periodics, loaded, running and more
+	mu        sync.Mutex // guards state, handlers, periodics, loaded, running, more and members
 	state     nodeState
 	handlers  map[string]Handler
 	periodics []*periodic
 	loaded    map[string]*entry // tasks in the window waiting in sched, by ID
 	running   map[string]*run   // tasks this node holds a claim on, by ID
 	more      bool              // the last sweep stopped at the load limit
+	members   []string          // live nodes as last read, sorted
 
 	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel context.CancelCauseFunc
@@ -231,6 +232,7 @@ func (n *Node) Start(ctx context.Context) error {
 		n.abortStart()
 		return fmt.Errorf("cluster: start: subscribe: %w", err)
 	}
+	n.refreshMembers(ctx)
 	bg, cancel := context.WithCancel(context.Background())
 	n.bgCancel = cancel
 	hb, hbCancel := context.WithCancel(context.Background())
@@ -265,6 +267,7 @@ func (n *Node) Stop(ctx context.Context) error {
 	}
 	n.bgCancel()
 	n.bg.Wait()
+	n.leave()
 	n.sched.Shutdown()
 	err := n.sched.AwaitTermination(ctx)
 	if err != nil {
@@ -287,6 +290,7 @@ func (n *Node) StopNow() {
 	n.runCancel(errKilled)
 	n.bgCancel()
 	n.bg.Wait()
+	n.leave()
 	n.sched.ShutdownNow()
 	_ = n.sched.AwaitTermination(context.Background())
 	n.endStop()

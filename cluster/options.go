@@ -24,6 +24,7 @@ type config struct {
 	maxPayload  int
 	retention   time.Duration
 	loadLimit   int
+	backupDelay time.Duration
 	logger      *slog.Logger
 }
 
@@ -40,6 +41,7 @@ func defaultConfig() config {
 		maxPayload:  1 << 20,
 		retention:   24 * time.Hour,
 		loadLimit:   10000,
+		backupDelay: 100 * time.Millisecond,
 		logger:      slog.Default(),
 	}
 }
@@ -77,6 +79,8 @@ func (c *config) validate() error {
 		return invalid("retention %v <= 0", c.retention)
 	case c.loadLimit < 1:
 		return invalid("load limit %d < 1", c.loadLimit)
+	case c.backupDelay < 0:
+		return invalid("backup delay %v < 0", c.backupDelay)
 	}
 	return nil
 }
@@ -147,6 +151,12 @@ func WithRetention(d time.Duration) Option { return func(c *config) { c.retentio
 // WithLoadLimit sets how many tasks one sweep loads at most (default 10000);
 // a node with a larger backlog loads the rest as it works through it.
 func WithLoadLimit(n int) Option { return func(c *config) { c.loadLimit = n } }
+
+// WithBackupDelay sets how long after a task's due time the nodes other
+// than its preferred one try to claim it (default 100 ms): the start
+// lateness of a task whose preferred node is busy, gone or does not handle
+// its kind. 0 makes every node claim every task at its due time.
+func WithBackupDelay(d time.Duration) Option { return func(c *config) { c.backupDelay = d } }
 
 // WithLogger sets where the node reports Redis errors and dead tasks
 // (default slog.Default()). nil means the default.

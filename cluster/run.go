@@ -136,8 +136,9 @@ func (n *Node) heartbeatLoop(ctx context.Context) {
 // reapBatch is how many expired leases one reap script handles.
 const reapBatch = 1000
 
-// reapLoop returns expired leases to pending every quarter lease. Every
-// node reaps; the script is atomic, so they never return a task twice.
+// reapLoop returns expired leases to pending and renews the node's
+// membership every quarter lease. Every node reaps; the script is atomic,
+// so they never return a task twice.
 func (n *Node) reapLoop(ctx context.Context) {
 	defer n.bg.Done()
 	t := time.NewTicker(n.cfg.lease / 4)
@@ -148,6 +149,7 @@ func (n *Node) reapLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		n.refreshMembers(ctx)
 		for {
 			k, err := n.st.reap(ctx, reapBatch)
 			if err != nil {

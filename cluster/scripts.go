@@ -64,7 +64,9 @@ return out
 `)
 
 // claimScript moves a due task from pending to leased, for one owner.
-// KEYS: pending, lease, task. ARGV: id, expected due, lease (µs), owner token.
+// KEYS: pending, lease, task. ARGV: id, expected due, lease (µs), owner
+// token, channel. A won claim publishes "claimed <id>", so that the other
+// nodes drop the task from their windows without claiming it in vain.
 // Returns {0} if the task is not pending (claimed elsewhere, canceled or
 // done), {2, due, kind} if it is pending for a later due time than expected, or
 // {1, kind, payload, due, attempt} once claimed.
@@ -77,6 +79,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if not f[1] then return {0} end
 redis.call('ZADD', KEYS[2], string.format('%.0f', tonumber(now()) + tonumber(ARGV[3])), ARGV[1])
 redis.call('HSET', KEYS[3], 'owner', ARGV[4])
+redis.call('PUBLISH', ARGV[5], 'claimed ' .. ARGV[1])
 return {1, f[1], f[2], f[3], f[4]}
 `)
 
@@ -177,4 +180,18 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 return n
+`)
+
+// membersScript renews a node's membership and returns the live nodes, or,
+// with a zero time to live, removes it. KEYS: nodes. ARGV: name, time to
+// live (µs).
+var membersScript = redis.NewScript(luaNow + `
+local t = tonumber(now())
+if ARGV[2] == '0' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return {}
+end
+redis.call('ZADD', KEYS[1], string.format('%.0f', t + tonumber(ARGV[2])), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', t))
+return redis.call('ZRANGE', KEYS[1], 0, -1)
 `)

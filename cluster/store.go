@@ -19,6 +19,7 @@ type store struct {
 func (s store) pending() string       { return s.prefix + ":pending" }
 func (s store) lease() string         { return s.prefix + ":lease" }
 func (s store) dead() string          { return s.prefix + ":dead" }
+func (s store) nodes() string         { return s.prefix + ":nodes" }
 func (s store) taskPrefix() string    { return s.prefix + ":t:" }
 func (s store) task(id string) string { return s.taskPrefix() + id }
 func (s store) done(id string) string { return s.prefix + ":done:" + id }
@@ -94,7 +95,7 @@ func (s store) load(ctx context.Context, until int64, limit int) ([]loaded, erro
 
 func (s store) claim(ctx context.Context, id string, due int64, lease time.Duration, token string) (claimOutcome, claimed, error) {
 	vals, err := claimScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.task(id)},
-		id, strconv.FormatInt(due, 10), lease.Microseconds(), token).Slice()
+		id, strconv.FormatInt(due, 10), lease.Microseconds(), token, s.channel()).Slice()
 	if err != nil {
 		return claimGone, claimed{}, err
 	}
@@ -167,10 +168,16 @@ func (s store) cancel(ctx context.Context, id string) (bool, error) {
 // call of each is one round trip (EVALSHA) like every later one.
 func (s store) loadScripts(ctx context.Context) error {
 	for _, sc := range []*redis.Script{scheduleScript, loadScript, claimScript, extendScript,
-		completeScript, failScript, releaseScript, reapScript, cancelScript} {
+		completeScript, failScript, releaseScript, reapScript, cancelScript, membersScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// members renews name's membership for ttl and returns the live nodes;
+// a zero ttl removes it.
+func (s store) members(ctx context.Context, name string, ttl time.Duration) ([]string, error) {
+	return membersScript.Run(ctx, s.rdb, []string{s.nodes()}, name, ttl.Microseconds()).StringSlice()
 }

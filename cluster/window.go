@@ -38,10 +38,14 @@ func (n *Node) offer(id, kind string, due int64) {
 		}
 		e.fut.Cancel(false)
 	}
+	delay := time.UnixMicro(due).Sub(now)
+	if !n.preferredLocked(id) {
+		delay += n.cfg.backupDelay
+	}
 	fut, err := n.sched.Schedule(func(context.Context) error {
 		n.fire(id, due)
 		return nil
-	}, time.UnixMicro(due).Sub(now))
+	}, delay)
 	if err != nil {
 		// The scheduler is shut down: the node is stopping, and the
 		// task stays pending in Redis.
@@ -165,6 +169,10 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 		case *redis.Subscription:
 			n.requestSweep()
 		case *redis.Message:
+			if id, ok := strings.CutPrefix(m.Payload, "claimed "); ok {
+				n.dropClaimed(id)
+				continue
+			}
 			// "due kind id": the ID comes last, so it may hold spaces.
 			parts := strings.SplitN(m.Payload, " ", 3)
 			if len(parts) != 3 {

@@ -1,0 +1,125 @@
+// Package cluster runs durable delayed tasks and cluster-once periodic tasks
+// on Redis, shared by every replica of a service: the layer above a
+// scheduler.Scheduler for work that must survive a restart and run once
+// across replicas. It is related to Quartz's clustered JDBC job store and to
+// ShedLock in the Java world, and to asynq and River in Go.
+//
+// # Guarantees
+//
+//   - Node.Schedule returns once Redis holds the task. A node that handles
+//     the task's kind runs it at its due time. Delivery is at least once,
+//     and exactly once when nothing crashes and no run outlives its lease.
+//   - A claim is one Lua script, so only one node can win it. The claim
+//     takes a lease, and a heartbeat renews it every third of a lease while
+//     the run goes on. If a node dies, its lease expires and the reaper
+//     (every node runs one) returns the task to pending, so another node
+//     runs it. That lost run counts as a failed attempt.
+//   - A failed run (an error or a panic) is retried with backoff
+//     (WithBackoff) up to its retry limit (WithMaxRetries,
+//     WithTaskMaxRetries). After that the task is dead: it stays in Redis
+//     with its last error until Node.Cancel removes it. Node.Cancel removes a
+//     task in any state.
+//   - Node.Stop hands a claimed task that has not started yet back at once,
+//     and waits for the running handlers. If its ctx ends first, it cancels
+//     them and hands their tasks back. Node.StopNow leaves running tasks to
+//     their leases. Either way nothing is lost.
+//   - Node.Periodic declares a named task with a scheduler.Trigger on every
+//     node. It runs once per due time across all nodes, with no leader (see
+//     below).
+//   - A task starts late by the in-memory scheduler's lateness plus one
+//     Redis round trip (the claim), not by a polling interval.
+//
+// # Design
+//
+// The store lives under one key prefix (WithPrefix, default "{scheduler}").
+// The hash tag in the prefix keeps every key in one Redis Cluster slot. The
+// keys are:
+//
+//   - prefix:pending, a sorted set of task IDs scored by the time each task
+//     is to run next (µs since the epoch);
+//   - prefix:t:<id>, a hash per task holding kind, payload, due time,
+//     attempt, retry limit, last error, a checksum, and the owner token of
+//     the current claim;
+//   - prefix:lease, a sorted set of claimed IDs scored by lease expiry;
+//   - prefix:dead, a sorted set of dead IDs scored by time of death;
+//   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
+//     caller fixed its ID;
+//   - prefix:events, a pub/sub channel.
+//
+// Every change of state is a Lua script (scripts.go), so the store is never
+// seen half-changed. Lease expiries and the times the scripts stamp come
+// from Redis's clock (TIME), so a replica's wrong clock cannot shorten or
+// lengthen a lease. A claim carries an owner token, and completing,
+// failing, releasing and renewing all check it. A run that lost its lease
+// therefore cannot complete or retry a task that another node now holds
+// (fencing).
+//
+// Each node keeps a window in memory: the tasks due within the next
+// WithWindow, each waiting in the node's scheduler.Scheduler for its due
+// time. At that time the node claims the task and, if it wins, runs it. The
+// window is fed three ways:
+//
+//   - by the node's own Schedule calls;
+//   - by the prefix:events channel, which every script that makes a task
+//     pending publishes to (schedule, retry, hand-back, reap);
+//   - by a sweep of prefix:pending every WithSweepInterval, at Start, and
+//     after every pub/sub (re)subscription, since messages sent while a
+//     subscription was down are lost. The sweep is only the safety net.
+//
+// All nodes in a window race for each task, and the atomic claim gives it to
+// one of them. A node claims only when one of its workers is free
+// (WithConcurrency), so busy nodes leave tasks to idle ones.
+//
+// Cluster-once periodic tasks are ordinary durable tasks whose ID is
+// name@due (OccurrenceID). On each sweep, every node stores the occurrences
+// that its Trigger puts inside the window. The store is idempotent: same ID
+// and same content is a no-op, which is what asynq's TaskID and Retention
+// workaround does by hand (asynq issues #395, #554, #1013). When an
+// occurrence completes, its done marker stops a node whose clock runs
+// behind from storing it again. The due time comes from the trigger, not
+// from anyone's clock, so clock skew only moves which node claims first.
+// Skew below the lease cannot double a run: the occurrence is claimed once,
+// and the marker outlives any skew. If the node running an occurrence
+// dies, the lease returns that occurrence to pending and another node runs
+// it. Occurrences that fell while no node was running, and were never
+// stored, are skipped (Quartz's misfire instruction "do nothing").
+//
+// # Compared with the peers
+//
+//   - asynq (Redis) parks delayed tasks in a sorted set. A forwarder moves
+//     the due ones to the pending list every DelayedTaskCheckInterval
+//     (default 5 s), and an idle processor polls that list every
+//     TaskCheckInterval (default 1 s, with jitter). So a task starts up to
+//     seconds late, and lowering the intervals adds polling load. Its
+//     leases (30 s) and recoverer (every minute) play the part of ours. Its
+//     periodic-task Scheduler must run as a single process, or every
+//     instance enqueues every occurrence. Here, every replica declares the
+//     periodic task and it still runs once.
+//   - River (Postgres) inserts a job with a future ScheduledAt as
+//     "scheduled". A maintenance job moves such jobs to "available" every
+//     5 s (JobSchedulerIntervalDefault), so lateness is again a polling
+//     interval. Its periodic jobs run on the elected leader only.
+//   - ShedLock only locks: a task that every replica runs on its own clock
+//     is skipped by the replicas that find the lock held (lockAtMostFor is
+//     the lease). It stores no tasks, so a run missed during a restart is
+//     gone, and skew larger than lockAtLeastFor doubles a run. Here the due
+//     time is the identity, and the occurrence stays stored until it ran.
+//   - Quartz's clustered JDBC store takes a row lock (SELECT ... FOR UPDATE
+//     on QRTZ_LOCKS) to acquire triggers. Nodes check in every
+//     clusterCheckinInterval (default 7.5 s), and the jobs of a node that
+//     misses its check-in are recovered. Those are the same roles as our
+//     claim script, heartbeat and reaper, with a database lock in place of
+//     Lua's atomicity.
+//
+// # Redis
+//
+// Use a Redis (or Valkey) of version 7 or later, and turn on the AOF with
+// appendfsync always (or everysec, accepting the loss of the last second)
+// if an acknowledged Schedule must survive a crash of Redis itself. Give
+// the go-redis client a PoolSize above WithConcurrency. In a Redis Cluster,
+// every key of a prefix is in one slot, and a few scripts build task keys
+// from the prefix (see scripts.go).
+//
+// Tests and benchmarks run a real redis-server that they start themselves
+// (internal/redistest).
+package cluster
