@@ -226,3 +226,20 @@ func TestStatsInstruments(t *testing.T) {
 		assert.Equal(t, monotonic, m[name].Data.(metricdata.Sum[int64]).IsMonotonic, name)
 	}
 }
+
+// TestCallerRunsRunIsReported: a run that CallerRunsPolicy makes in the
+// submitting goroutine is counted and has its span like any other.
+func TestCallerRunsRunIsReported(t *testing.T) {
+	e := newEnv(t, 1, nil, scheduler.WithMaxQueueSize(1), scheduler.WithRejectionPolicy(scheduler.CallerRunsPolicy))
+	_, err := e.s.Schedule(ok, time.Hour, scheduler.WithName("queued"))
+	require.NoError(t, err)
+	f, err := e.s.Schedule(fails, time.Hour, scheduler.WithName("overflow")) // queue full: runs here, now
+	require.NoError(t, err)
+	require.ErrorIs(t, f.Wait(context.Background()), errDiskFull)
+
+	assert.Equal(t, map[string]int64{"scheduler.run.outcome=error,scheduler.task.name=overflow": 1},
+		sums(t, e.collect(t)["scheduler.task.runs"]))
+	run := e.spanNamed(t, "run overflow")
+	_, hasDue := spanAttrs(run)[otelscheduler.DueKey]
+	assert.True(t, hasDue, "CurrentRun works for a caller's run")
+}

@@ -131,3 +131,23 @@ func exceptionEvent(t *testing.T, span sdktrace.ReadOnlySpan) map[attribute.Key]
 	require.Len(t, found, 1)
 	return found[0]
 }
+
+// TestTriggerRunDueIsTheTriggersTime: a trigger task's span carries the time
+// its Trigger returned as the due time.
+func TestTriggerRunDueIsTheTriggersTime(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	at := epoch.Add(90 * time.Second)
+	_, err := e.s.ScheduleWithTrigger(ok, scheduler.TriggerFunc(func(last time.Time) time.Time {
+		if last.Before(at) {
+			return at
+		}
+		return time.Time{}
+	}), scheduler.WithName("calendar"))
+	require.NoError(t, err)
+	e.advance(t, 100*time.Second)
+
+	a := spanAttrs(e.spanNamed(t, "run calendar"))
+	assert.Equal(t, at.Format(time.RFC3339Nano), a[otelscheduler.DueKey].AsString())
+	assert.InDelta(t, 10.0, a[otelscheduler.LatenessKey].AsFloat64(), 1e-9)
+	assert.True(t, a[otelscheduler.PeriodicKey].AsBool())
+}
