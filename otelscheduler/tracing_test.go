@@ -2,6 +2,7 @@ package otelscheduler_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,24 @@ func TestTriggerRunDueIsTheTriggersTime(t *testing.T) {
 	assert.Equal(t, at.Format(time.RFC3339Nano), a[otelscheduler.DueKey].AsString())
 	assert.InDelta(t, 10.0, a[otelscheduler.LatenessKey].AsFloat64(), 1e-9)
 	assert.True(t, a[otelscheduler.PeriodicKey].AsBool())
+}
+
+// TestSpanEndsOnGoexit: a task that calls runtime.Goexit still ends its
+// span, failed; the scheduler replaces the worker and goes on. (The run is
+// not in the metrics: the scheduler calls no Observe hook for it.)
+func TestSpanEndsOnGoexit(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	_, err := e.s.Schedule(func(context.Context) error {
+		runtime.Goexit()
+		return nil
+	}, 0, scheduler.WithName("exits"))
+	require.NoError(t, err)
+	e.advance(t, 0)
+	_, err = e.s.Schedule(ok, 0, scheduler.WithName("after"))
+	require.NoError(t, err)
+	e.advance(t, 0)
+
+	assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: "runtime.Goexit"},
+		e.spanNamed(t, "run exits").Status())
+	assert.Equal(t, codes.Unset, e.spanNamed(t, "run after").Status().Code)
 }
