@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -195,4 +196,22 @@ func TestCurrentRunInACallerRunsRun(t *testing.T) {
 	require.True(t, ok)
 	require.True(t, got.Future == f)
 	require.Equal(t, epoch.Add(time.Minute), got.Due)
+}
+
+func TestGoexitRunIsObservedAndAfterExecuted(t *testing.T) {
+	var o observed
+	var afters recorder[error]
+	s, clk := newManual(t, 1, o.hooks(), scheduler.WithHooks(scheduler.Hooks{
+		AfterExecute: func(_ scheduler.ScheduledFuture, err error) { afters.add(err) },
+	}))
+	f, err := s.Schedule(func(context.Context) error { runtime.Goexit(); return nil }, time.Second)
+	require.NoError(t, err)
+	advance(t, clk, s, time.Second)
+	require.Error(t, f.Wait(testCtx(t)))
+	runs := o.get()
+	require.Len(t, runs, 1)
+	require.True(t, runs[0].Future == f)
+	require.Error(t, runs[0].Err)
+	require.Equal(t, []error{runs[0].Err}, afters.get(), "AfterExecute gets the same outcome")
+	require.Equal(t, uint64(1), s.Stats().Completed)
 }

@@ -71,7 +71,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 		}
 		return false
 	}
-	err, panicked := s.callBody(t)
+	err, panicked := s.callBody(t, rec)
 	t.endRun()
 	switch {
 	case t.period == 0:
@@ -131,14 +131,15 @@ func (s *Scheduler) afterExecute(t *futureTask, f ScheduledFuture, err error) {
 }
 
 // callBody runs the task's body once, with its pprof labels, and turns a
-// panic into a *PanicError.
+// panic into a *PanicError. rec is the run's record, for the hooks of a run
+// that ends the goroutine with runtime.Goexit.
 //
 // Unlike errgroup, which lets panics crash the program, a scheduler must
 // recover: one panicking heartbeat would otherwise take every other task and
 // the process down, and the JDK catches every Throwable here too (FutureTask
 // run / runAndReset). The panic is not lost: it is the future's outcome, it
 // reaches AfterExecute, it is counted in Stats.Panicked and logged at Error.
-func (s *Scheduler) callBody(t *futureTask) (err error, panicked bool) {
+func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked bool) {
 	normal := false
 	if t.ext != nil && t.ext.labels != nil {
 		pprof.SetGoroutineLabels(t.ext.labels)
@@ -152,11 +153,16 @@ func (s *Scheduler) callBody(t *futureTask) (err error, panicked bool) {
 		}
 		r := recover()
 		if r == nil {
-			// runtime.Goexit: it cannot be stopped; record it and let
+			// runtime.Goexit: it cannot be stopped; record it, give the
+			// hooks the run as for any other failure, and let
 			// runWorker's deferred exit replace the worker.
 			t.complete(errGoexit)
 			s.failed.Add(1)
 			s.logger.Error("scheduler: task called runtime.Goexit", "task", t.logName())
+			s.afterExecute(t, t.face(), errGoexit)
+			if s.observing {
+				s.observe(rec, s.q.now(), errGoexit)
+			}
 			return
 		}
 		pe := newPanicError(r)
