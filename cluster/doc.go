@@ -44,6 +44,8 @@
 //   - prefix:dead, a sorted set of dead IDs scored by time of death;
 //   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
+//   - prefix:nodes, a sorted set of the live nodes scored by membership
+//     expiry;
 //   - prefix:events, a pub/sub channel.
 //
 // Every change of state is a Lua script (scripts.go), so the store is never
@@ -66,9 +68,14 @@
 //     after every pub/sub (re)subscription, since messages sent while a
 //     subscription was down are lost. The sweep is only the safety net.
 //
-// All nodes in a window race for each task, and the atomic claim gives it to
-// one of them. A node claims only when one of its workers is free
-// (WithConcurrency), so busy nodes leave tasks to idle ones.
+// Any node whose window holds a task may claim it, and the atomic claim
+// gives it to exactly one. So that a task costs one claim rather than one
+// per node, rendezvous hashing of the task ID over the live nodes
+// (prefix:nodes) names a preferred node. That node claims at the due time.
+// The others wait WithBackupDelay longer and drop the task as soon as the
+// claim's notice arrives on the channel. A node claims only when one of
+// its workers is free (WithConcurrency). A busy, dead or kind-less preferred
+// node therefore costs its tasks the backup delay, never the task itself.
 //
 // Cluster-once periodic tasks are ordinary durable tasks whose ID is
 // name@due (OccurrenceID). On each sweep, every node stores the occurrences

@@ -28,9 +28,6 @@ func (s store) done(id string) string { return s.prefix + ":done:" + id }
 // published, as "due kind id".
 func (s store) channel() string { return s.prefix + ":events" }
 
-// micros converts a time to the store's unit.
-func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }
-
 // parseMicros converts the store's unit back; Redis may write a score as
 // "1.7e+15" style only for non-integers, which the store never writes.
 func parseMicros(s string) (int64, error) {
