@@ -11,6 +11,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -231,5 +232,59 @@ func TestPreciseOffChangesNothing(t *testing.T) {
 		s.q.mu.Unlock()
 		s.ShutdownNow()
 		require.NoError(t, s.AwaitTermination(internalCtx(t)))
+	}
+}
+
+// TestPreciseChurn runs many short-delay tasks with precise timing on the
+// real clock while tasks are canceled (remove-on-cancel) and the pool
+// shrinks and grows: every task not canceled must run, none early, and no
+// canceled one at all. A lost wake-up between the fine waiter, the leader
+// and the followers would leave a task queued past its time and fail the
+// wait.
+func TestPreciseChurn(t *testing.T) {
+	const tasks = 2000
+	var (
+		early    atomic.Int64
+		ran      sync.WaitGroup // one per task: its run, or its cancel
+		executed [tasks]atomic.Bool
+		canceled [tasks]bool
+	)
+	s := preciseNew(t, 2, 0, nil, WithRemoveOnCancel(true), WithHooks(Hooks{Observe: func(r RunInfo) {
+		if r.Started.Before(r.Due) {
+			early.Add(1)
+		}
+	}}))
+	r := rand.New(rand.NewPCG(3, 4))
+	ran.Add(tasks)
+	for i := range tasks {
+		f, err := s.Schedule(func(context.Context) error {
+			executed[i].Store(true)
+			ran.Done()
+			return nil
+		}, time.Duration(r.Int64N(int64(20*time.Millisecond))))
+		require.NoError(t, err)
+		// A cancel may lose the race with a run that came due meanwhile;
+		// then the run counts.
+		if i%3 == 2 && f.Cancel(false) {
+			canceled[i] = true
+			ran.Done()
+		}
+		switch i {
+		case tasks / 4:
+			require.NoError(t, s.SetCorePoolSize(1))
+		case tasks / 2:
+			require.NoError(t, s.SetCorePoolSize(3))
+		}
+	}
+	done := make(chan struct{})
+	go func() { ran.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-internalCtx(t).Done():
+		require.Fail(t, "not every task ran", "queued: %d", s.Stats().Queued)
+	}
+	require.Zero(t, early.Load(), "runs started before they were due")
+	for i := range tasks {
+		require.False(t, canceled[i] && executed[i].Load(), "task %d ran after it was canceled", i)
 	}
 }
