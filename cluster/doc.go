@@ -127,6 +127,7 @@
 // every key of a prefix is in one slot, and a few scripts build task keys
 // from the prefix (see scripts.go).
 //
-// Tests and benchmarks run a real redis-server that they start themselves
-// (internal/redistest).
+// The tests start a real redis-server of their own on a free port
+// (internal/redistest), and so does the benchmark (benchmarks/clusterbench);
+// nothing here is tested against a mock.
 package cluster

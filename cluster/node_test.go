@@ -211,3 +211,29 @@ func TestSameIDIsStoredAndRunOnce(t *testing.T) {
 	assert.Equal(t, "order-42-conflict-check", recv(t, ran, 10*time.Second, "the next task"))
 	assert.Empty(t, ran)
 }
+
+func TestTasksPreferredByANodeWithoutTheirKindRunOnANodeWithIt(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	// A rolling deploy: only the new node handles "new". The old node is
+	// the preferred claimer of about half the tasks; the new one must
+	// still run them all, after the backup delay.
+	ran := make(chan string, 40)
+	newer := newNode(t, srv, map[string]cluster.Handler{
+		"new": func(_ context.Context, task cluster.Task) error { ran <- task.ID; return nil },
+	}, cluster.WithBackupDelay(20*time.Millisecond))
+	older := newNode(t, srv, map[string]cluster.Handler{
+		"old": func(context.Context, cluster.Task) error { return nil },
+	}, cluster.WithBackupDelay(20*time.Millisecond))
+	start(t, older)
+	start(t, newer)
+	want := map[string]bool{}
+	for range 40 {
+		id, err := newer.Schedule(context.Background(), "new", nil, time.Now().Add(50*time.Millisecond))
+		require.NoError(t, err)
+		want[id] = true
+	}
+	for range 40 {
+		delete(want, recv(t, ran, 10*time.Second, "a run on the new node"))
+	}
+	assert.Empty(t, want, "tasks that never ran")
+}

@@ -75,7 +75,9 @@ func main() {
 			}
 			log.Printf("pass %d, %s: lateness at %d tasks/s for %d s ...", pass+1, sys.name, w.rate, w.seconds)
 			cpu0, rcpu0 := processCPU(), redisCPU(rdb)
+			probe := startRTTProbe(srv.addr)
 			lat, lag, err := sys.lateness(w)
+			rtt := probe.end()
 			if err != nil {
 				log.Fatalf("%s: %v", sys.name, err)
 			}
@@ -91,6 +93,7 @@ func main() {
 			}
 			r := summarize(sys.name, lat, w.rate*w.seconds, tput)
 			r.storeLag, r.cpu, r.redisCPU = lag, cpu, rcpu
+			r.rtt50, r.rtt99 = quantiles(rtt)
 			log.Printf("pass %d, %s: %s", pass+1, sys.name, r)
 			passes[i] = append(passes[i], r)
 		}
@@ -130,6 +133,7 @@ type system struct {
 
 func systems(addr string) []system {
 	return []system{
+		{"in-memory scheduler only (no Redis)", inMemoryLateness, nil},
 		{"cluster (3 replicas)", func(w workload) ([]time.Duration, time.Duration, error) { return clusterLateness(addr, w) },
 			func(n int) (float64, error) { return clusterStore(addr, n) }},
 		{"asynq, default intervals (3 servers)", func(w workload) ([]time.Duration, time.Duration, error) { return asynqLateness(addr, w, 0, 0) },
@@ -221,7 +225,17 @@ type row struct {
 	p50, p99, p999, mx time.Duration
 	storePerSec        float64
 	storeLag           time.Duration // slowest store after its slot
+	rtt50, rtt99       time.Duration // Redis PING round trip during the pass
 	cpu, redisCPU      time.Duration // CPU of this process and of redis-server during the lateness pass
+}
+
+// quantiles returns the p50 and p99 of ds (sorting it).
+func quantiles(ds []time.Duration) (p50, p99 time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], ds[min(len(ds)-1, len(ds)*99/100)]
 }
 
 func summarize(name string, late []time.Duration, n int, tput float64) row {
@@ -231,8 +245,8 @@ func summarize(name string, late []time.Duration, n int, tput float64) row {
 }
 
 func (r row) String() string {
-	return fmt.Sprintf("p50 %v p99 %v p99.9 %v max %v, slowest store %v, CPU %v (redis %v), store %.0f tasks/s",
-		r.p50, r.p99, r.p999, r.mx, r.storeLag, r.cpu, r.redisCPU, r.storePerSec)
+	return fmt.Sprintf("p50 %v p99 %v p99.9 %v max %v, slowest store %v, Redis RTT p50 %v p99 %v, CPU %v (redis %v), store %.0f tasks/s",
+		r.p50, r.p99, r.p999, r.mx, r.storeLag, r.rtt50, r.rtt99, r.cpu, r.redisCPU, r.storePerSec)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -241,14 +255,14 @@ func table(rows []row, w workload, redisVersion string, runs int, load string) s
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nStart lateness of durable delayed tasks: %d tasks/s for %d s (%d tasks), each stored %v before its due time by 16 producer goroutines; 3 replicas in one process on one redis-server %s (no AOF); median of %d interleaved passes by p99; %s, %d CPUs, %s; 1-minute load average at the end %s.\n\n",
 		w.rate, w.seconds, w.rate*w.seconds, w.delay, redisVersion, runs, runtime.Version(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, load)
-	b.WriteString("| System | p50 | p99 | p99.9 | max | slowest store | client CPU / 1k tasks | redis CPU / 1k tasks | store (tasks/s, 16 goroutines) |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| System | p50 | p99 | p99.9 | max | slowest store | Redis RTT p50 / p99 | client CPU / 1k tasks | redis CPU / 1k tasks | store (tasks/s, 16 goroutines) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		st := "—"
 		if r.storePerSec > 0 {
 			st = fmt.Sprintf("%.0f", r.storePerSec)
 		}
 		per := func(d time.Duration) string { return ms(d / time.Duration(r.n/1000)) }
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, ms(r.p50), ms(r.p99), ms(r.p999), ms(r.mx), ms(r.storeLag), per(r.cpu), per(r.redisCPU), st)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", r.name, ms(r.p50), ms(r.p99), ms(r.p999), ms(r.mx), ms(r.storeLag), ms(r.rtt50), ms(r.rtt99), per(r.cpu), per(r.redisCPU), st)
 	}
 	return b.String()
 }
