@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -48,9 +49,17 @@ func replicaMain(role string) int {
 		fmt.Fprintln(os.Stderr, "CLUSTER_TEST_LEASE:", err)
 		return 2
 	}
+	var skew time.Duration
+	if v := os.Getenv("CLUSTER_TEST_SKEW"); v != "" {
+		if skew, err = time.ParseDuration(v); err != nil {
+			fmt.Fprintln(os.Stderr, "CLUSTER_TEST_SKEW:", err)
+			return 2
+		}
+	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	n, err := cluster.New(rdb, cluster.WithPrefix(prefix),
+		cluster.WithClock(skewedClock{scheduler.SystemClock(), skew}),
 		cluster.WithLease(lease),
 		cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second),
@@ -83,6 +92,15 @@ func replicaMain(role string) int {
 		}
 		return rdb.HIncrBy(ctx, prefix+":runs", t.ID, 1).Err()
 	}))
+	if v := os.Getenv("CLUSTER_TEST_PERIOD"); v != "" {
+		period, err := time.ParseDuration(v)
+		must(err)
+		// The periodic task counts its runs per occurrence in
+		// <prefix>:occ.
+		must(n.Periodic("report", everyTick(period), func(ctx context.Context, t cluster.Task) error {
+			return rdb.HIncrBy(ctx, prefix+":occ", t.Due.UTC().Format(time.RFC3339Nano), 1).Err()
+		}))
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	must(n.Start(context.Background()))
@@ -134,11 +152,12 @@ const (
 // startReplica starts a replica process on srv with prefix and lease and
 // waits until it has started its node; it is killed when t ends if still
 // running.
-func startReplica(t *testing.T, srv *redistest.Server, prefix string, lease time.Duration) *replica {
+func startReplica(t *testing.T, srv *redistest.Server, prefix string, lease time.Duration, env ...string) *replica {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), replicaEnv+"=worker", "CLUSTER_TEST_REDIS="+srv.Addr, "CLUSTER_TEST_PREFIX="+prefix,
 		"CLUSTER_TEST_LEASE="+lease.String())
+	cmd.Env = append(cmd.Env, env...)
 	r := &replica{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
 	cmd.Stderr = r.stderr
 	out, err := cmd.StdoutPipe()
@@ -380,6 +399,41 @@ func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d tasks ran twice (killed between run and completion)", twice)
+}
+
+func TestPeriodicRunsOncePerDueTimeAcrossThreeReplicaProcessesWithSkewedClocks(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix, period = "{skew}", 100 * time.Millisecond
+	rdb := client(t, srv)
+	var replicas []*replica
+	for _, skew := range []time.Duration{-40 * time.Millisecond, 0, 45 * time.Millisecond} {
+		replicas = append(replicas, startReplica(t, srv, prefix, longLease,
+			"CLUSTER_TEST_SKEW="+skew.String(), "CLUSTER_TEST_PERIOD="+period.String()))
+	}
+	waitFor(t, 60*time.Second, "20 occurrences to run", func() bool {
+		return rdb.HLen(context.Background(), prefix+":occ").Val() >= 20
+	})
+	stopAll(t, replicas)
+
+	occ := rdb.HGetAll(context.Background(), prefix+":occ").Val()
+	var dues []time.Time
+	for k, c := range occ {
+		due, err := time.Parse(time.RFC3339Nano, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != "1" {
+			t.Errorf("occurrence %s ran %s times, want 1", k, c)
+		}
+		dues = append(dues, due)
+	}
+	slices.SortFunc(dues, time.Time.Compare)
+	for i := 1; i < len(dues); i++ {
+		if d := dues[i].Sub(dues[i-1]); d != period {
+			t.Errorf("occurrences %v and %v are %v apart, want %v (one is missing)", dues[i-1], dues[i], d, period)
+		}
+	}
+	t.Logf("%d occurrences, each run once", len(dues))
 }
 
 // everyTick is a trigger firing at every multiple of d.
