@@ -34,8 +34,8 @@ const (
 	preciseMargin = 1500 * time.Microsecond
 	// preciseStep is the longest single high-resolution sleep: how long a
 	// new head due within the margin may wait for the fine waiter to
-	// notice it, and how long a goroutine on a one-P program may wait for
-	// the fine waiter to yield (see WithPreciseTiming).
+	// notice it. Between steps the fine waiter yields its P to other
+	// goroutines (see WithPreciseTiming on GOMAXPROCS=1).
 	preciseStep = 200 * time.Microsecond
 )
 
