@@ -183,16 +183,3 @@ func testCtx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
-
-// The old names of the helpers above, kept only so that precise_test.go
-// builds until it moves to the new names (internalCtx -> testCtx,
-// internalNew -> newTestScheduler, internalNoop -> nop, newInternalClock ->
-// newFakeClock, internalQuiet -> slog.New(slog.DiscardHandler)). Delete
-// this block then.
-var (
-	internalCtx      = testCtx
-	internalNew      = newTestScheduler
-	internalNoop     = nop
-	newInternalClock = newFakeClock
-	internalQuiet    = slog.New(slog.DiscardHandler)
-)

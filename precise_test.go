@@ -9,6 +9,7 @@ package scheduler
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ import (
 // fineWaits, if not nil, receives a value as each fine wait begins.
 func preciseNew(t *testing.T, pool int, margin time.Duration, fineWaits chan<- struct{}, opts ...Option) *Scheduler {
 	t.Helper()
-	s, err := New(pool, append([]Option{WithPreciseTiming(true), WithLogger(internalQuiet)}, opts...)...)
+	s, err := New(pool, append([]Option{WithPreciseTiming(true), WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	require.NoError(t, err)
 	if margin != 0 {
 		s.q.margin = int64(margin)
@@ -69,7 +70,7 @@ func TestPreciseNeverEarly(t *testing.T) {
 	}}))
 	r := rand.New(rand.NewPCG(1, 2))
 	for range tasks {
-		_, err := s.Schedule(internalNoop, time.Duration(r.Int64N(int64(300*time.Millisecond))))
+		_, err := s.Schedule(nop, time.Duration(r.Int64N(int64(300*time.Millisecond))))
 		require.NoError(t, err)
 	}
 	<-done
@@ -97,7 +98,7 @@ func preciseRecv(t *testing.T, ch <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-internalCtx(t).Done():
+	case <-testCtx(t).Done():
 		require.Fail(t, "no fine wait began")
 	}
 }
@@ -136,12 +137,12 @@ func TestPreciseNewDueHeadNotHeldUp(t *testing.T) {
 	preciseNeedSupport(t)
 	fineWaits := make(chan struct{}, 1)
 	s := preciseNew(t, 2, preciseLongMargin, fineWaits)
-	far, err := s.Schedule(internalNoop, preciseFar)
+	far, err := s.Schedule(nop, preciseFar)
 	require.NoError(t, err)
 	preciseRecv(t, fineWaits)
-	now, err := s.Submit(internalNoop)
+	now, err := s.Submit(nop)
 	require.NoError(t, err)
-	require.NoError(t, now.Wait(internalCtx(t)))
+	require.NoError(t, now.Wait(testCtx(t)))
 	require.False(t, far.IsDone(), "the far task ran before the one submitted after it")
 	s.q.mu.Lock()
 	defer s.q.mu.Unlock()
@@ -155,12 +156,12 @@ func TestPreciseNewEarlierHeadNotHeldUp(t *testing.T) {
 	preciseNeedSupport(t)
 	fineWaits := make(chan struct{}, 1)
 	s := preciseNew(t, 1, preciseLongMargin, fineWaits)
-	far, err := s.Schedule(internalNoop, preciseFar)
+	far, err := s.Schedule(nop, preciseFar)
 	require.NoError(t, err)
 	preciseRecv(t, fineWaits)
-	sooner, err := s.Schedule(internalNoop, 10*time.Millisecond)
+	sooner, err := s.Schedule(nop, 10*time.Millisecond)
 	require.NoError(t, err)
-	require.NoError(t, sooner.Wait(internalCtx(t)))
+	require.NoError(t, sooner.Wait(testCtx(t)))
 	require.False(t, far.IsDone(), "the far task ran before the sooner one")
 }
 
@@ -212,20 +213,20 @@ func TestPreciseFallsBackInBubble(t *testing.T) {
 // clock the leader's timer is armed for the head's time, no fine wait
 // happens, and the task runs when the clock reaches its time, not before.
 func TestPreciseNoEffectWithManualClock(t *testing.T) {
-	clk := newInternalClock()
-	s := internalNew(t, 1, clk, WithPreciseTiming(true))
+	clk := newFakeClock()
+	s := newTestScheduler(t, 1, clk, WithPreciseTiming(true))
 	s.q.onFineWait = func() { t.Error("a fine wait began on a manual clock") }
-	f, err := s.Schedule(internalNoop, time.Hour)
+	f, err := s.Schedule(nop, time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, s.AwaitIdle(internalCtx(t)))
+	require.NoError(t, s.AwaitIdle(testCtx(t)))
 	n, dues := clk.armed()
 	require.Equal(t, 1, n)
 	require.Equal(t, []time.Duration{time.Hour}, dues, "the timer is armed for the head's own time")
 	clk.Advance(time.Hour - time.Nanosecond)
-	require.NoError(t, s.AwaitIdle(internalCtx(t)))
+	require.NoError(t, s.AwaitIdle(testCtx(t)))
 	require.False(t, f.IsDone(), "ran before its time")
 	clk.Advance(time.Nanosecond)
-	require.NoError(t, f.Wait(internalCtx(t)))
+	require.NoError(t, f.Wait(testCtx(t)))
 }
 
 // TestPreciseOffChangesNothing: on the system clock, without the option,
@@ -235,9 +236,9 @@ func TestPreciseOffChangesNothing(t *testing.T) {
 		s, err := New(1, WithPreciseTiming(on))
 		require.NoError(t, err)
 		s.q.onFineWait = func() { t.Error("a fine wait began for a task an hour away") }
-		_, err = s.Schedule(internalNoop, time.Hour)
+		_, err = s.Schedule(nop, time.Hour)
 		require.NoError(t, err)
-		require.NoError(t, s.AwaitIdle(internalCtx(t)))
+		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		s.q.mu.Lock()
 		want := s.q.heap.peek().when
 		if on && preciseSupported {
@@ -247,7 +248,7 @@ func TestPreciseOffChangesNothing(t *testing.T) {
 		require.Equal(t, want, s.q.leader.deadline, "precise %v", on)
 		s.q.mu.Unlock()
 		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(internalCtx(t)))
+		require.NoError(t, s.AwaitTermination(testCtx(t)))
 	}
 }
 
@@ -296,7 +297,7 @@ func TestPreciseChurn(t *testing.T) {
 	go func() { ran.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-internalCtx(t).Done():
+	case <-testCtx(t).Done():
 		require.Fail(t, "not every task ran", "queued: %d", s.Stats().Queued)
 	}
 	require.Zero(t, early.Load(), "runs started before they were due")
