@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -101,112 +100,6 @@ func preciseRecv(t *testing.T, ch <-chan struct{}) {
 	case <-testCtx(t).Done():
 		require.Fail(t, "no fine wait began")
 	}
-}
-
-// preciseNeedSupport skips a test of the fine wait where the OS has no
-// high-resolution sleep: there precise timing is the plain timer, which
-// TestPreciseOffChangesNothing and TestPreciseNeverEarly check.
-func preciseNeedSupport(t *testing.T) {
-	if !preciseSupported {
-		t.Skip("no fine wait on this OS: WithPreciseTiming uses the plain timer here")
-	}
-}
-
-// requireReceived fails the test unless ch holds a value.
-func requireReceived(t *testing.T, ch <-chan struct{}, msg string) {
-	t.Helper()
-	select {
-	case <-ch:
-	default:
-		require.Fail(t, msg)
-	}
-}
-
-// preciseFar is the due time of a task a fine wait is made to wait for:
-// far enough that, on any machine, what the test does meanwhile happens
-// first. The margin is longer still, so the fine wait begins at once.
-const (
-	preciseFar        = 5 * time.Second
-	preciseLongMargin = time.Minute
-)
-
-// TestPreciseNewDueHeadNotHeldUp: while one worker is in the fine wait for
-// a task due in preciseFar, a task submitted to run now is taken by the
-// other worker at once, not after the fine wait.
-func TestPreciseNewDueHeadNotHeldUp(t *testing.T) {
-	preciseNeedSupport(t)
-	fineWaits := make(chan struct{}, 1)
-	s := preciseNew(t, 2, preciseLongMargin, fineWaits)
-	far, err := s.Schedule(nop, preciseFar)
-	require.NoError(t, err)
-	preciseRecv(t, fineWaits)
-	now, err := s.Submit(nop)
-	require.NoError(t, err)
-	require.NoError(t, now.Wait(testCtx(t)))
-	require.False(t, far.IsDone(), "the far task ran before the one submitted after it")
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	require.NotNil(t, s.q.fine, "the fine wait for the far task ended before the new task ran")
-}
-
-// TestPreciseNewEarlierHeadNotHeldUp: with a pool of one, the only worker
-// is in the fine wait for a task due in preciseFar; a task queued to run
-// sooner is noticed by that worker between two steps and runs first.
-func TestPreciseNewEarlierHeadNotHeldUp(t *testing.T) {
-	preciseNeedSupport(t)
-	fineWaits := make(chan struct{}, 1)
-	s := preciseNew(t, 1, preciseLongMargin, fineWaits)
-	far, err := s.Schedule(nop, preciseFar)
-	require.NoError(t, err)
-	preciseRecv(t, fineWaits)
-	sooner, err := s.Schedule(nop, 10*time.Millisecond)
-	require.NoError(t, err)
-	require.NoError(t, sooner.Wait(testCtx(t)))
-	require.False(t, far.IsDone(), "the far task ran before the sooner one")
-}
-
-// TestPreciseFallsBackInBubble: inside a synctest bubble a real sleep does
-// not move time. The first fine wait notices, turns precise timing off, and
-// the task still runs exactly at its due time on the bubble's clock; later
-// waits arm the timer for the head's own time.
-func TestPreciseFallsBackInBubble(t *testing.T) {
-	preciseNeedSupport(t)
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		s, err := New(1, WithPreciseTiming(true))
-		require.NoError(t, err)
-		var (
-			mu    sync.Mutex
-			ranAt []time.Duration
-		)
-		got := func() []time.Duration {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]time.Duration(nil), ranAt...)
-		}
-		for _, d := range []time.Duration{time.Second, 2 * time.Second} {
-			_, err := s.Schedule(func(context.Context) error {
-				mu.Lock()
-				defer mu.Unlock()
-				ranAt = append(ranAt, time.Since(start))
-				return nil
-			}, d)
-			require.NoError(t, err)
-		}
-		time.Sleep(time.Second + time.Millisecond)
-		synctest.Wait()
-		require.Equal(t, []time.Duration{time.Second}, got())
-		s.q.mu.Lock()
-		require.True(t, s.q.preciseOff, "the fine wait did not notice the bubble")
-		require.NotNil(t, s.q.leader)
-		require.Equal(t, s.q.heap.peek().when, s.q.leader.deadline, "after the fallback the timer waits for the head itself")
-		s.q.mu.Unlock()
-		time.Sleep(time.Second)
-		synctest.Wait()
-		require.Equal(t, []time.Duration{time.Second, 2 * time.Second}, got())
-		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(context.Background()))
-	})
 }
 
 // TestPreciseNoEffectWithManualClock: with a clock other than the system
@@ -303,5 +196,15 @@ func TestPreciseChurn(t *testing.T) {
 	require.Zero(t, early.Load(), "runs started before they were due")
 	for i := range tasks {
 		require.False(t, canceled[i] && executed[i].Load(), "task %d ran after it was canceled", i)
+	}
+}
+
+// requireReceived fails the test unless ch holds a value.
+func requireReceived(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	default:
+		require.Fail(t, msg)
 	}
 }
