@@ -2,6 +2,9 @@ package scheduler
 
 import "time"
 
+// The Clock seam: every reading of time and every timed wait of the
+// scheduler goes through a Clock, so tests can replace real time.
+
 // Clock is the scheduler's only source of time: every trigger time, delay
 // and timed wait goes through it. The default is the system clock (monotonic
 // readings and runtime timers); tests typically pass a manual clock such as

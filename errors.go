@@ -6,6 +6,10 @@ import (
 	"runtime/debug"
 )
 
+// Errors: the errors callers test with errors.Is, the PanicError a
+// recovered panic becomes, and the one recover guard every call of user
+// code other than a task body goes through.
+
 // ErrInvalidArgument is wrapped by the error of every call given bad input:
 // [New] with poolSize < 1, a nil [Task] or [Callable], a period or delay <= 0
 // for [Scheduler.ScheduleAtFixedRate] and [Scheduler.ScheduleWithFixedDelay],

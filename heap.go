@@ -1,5 +1,9 @@
 package scheduler
 
+// The binary min-heap of the delay queue (JDK DelayedWorkQueue's array and
+// its siftUp/siftDown): ordered by (trigger time, sequence), each task
+// keeping its own index so it leaves in O(log n).
+
 // heapEntry is one slot of the heap. The ordering key (when, seq) is kept
 // inline so that sifts compare without loading the task: a sift touches only
 // the contiguous slice, which matters at a million pending tasks

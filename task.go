@@ -11,6 +11,9 @@ import (
 	"time"
 )
 
+// The scheduled task (JDK ScheduledFutureTask and FutureTask): Task and
+// Callable, the ScheduledFuture it is, its state machine, and Future[T].
+
 // Task is a unit of work: the Go counterpart of java.lang.Runnable. The ctx
 // it is given is canceled when the task is canceled with interrupt
 // (Cancel(true)) or the scheduler is stopped (ShutdownNow): the Go stand-in

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Calendar schedules: Trigger, ScheduleWithTrigger, and how trigger times,
+// which are wall-clock instants, are waited for on the monotonic clock.
+
 // Trigger computes the run times of a calendar task (Spring's
 // org.springframework.scheduling.Trigger; the JDK has none). Next returns the
 // first run time strictly after t, or the zero Time when there are no more
