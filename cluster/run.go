@@ -99,38 +99,34 @@ func (n *Node) record(id, what string, f func(context.Context) error) {
 // lease, and cancels the ctx of a run whose lease is lost.
 func (n *Node) heartbeatLoop(ctx context.Context) {
 	defer n.hb.Done()
-	t := time.NewTicker(n.cfg.lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n.mu.Lock()
-		held := make(map[string]string, len(n.running))
-		for id, r := range n.running {
-			held[id] = r.token
-		}
-		n.mu.Unlock()
-		if len(held) == 0 {
-			continue
-		}
-		lost, err := n.st.extend(ctx, n.cfg.lease, held)
-		if err != nil {
-			if ctx.Err() == nil {
-				n.cfg.logger.Warn("cluster: heartbeat failed", "err", err)
-			}
-			continue
-		}
-		n.mu.Lock()
-		for _, id := range lost {
-			if r := n.running[id]; r != nil && r.token == held[id] {
-				r.cancel(errLeaseLost)
-			}
-		}
-		n.mu.Unlock()
+	every(ctx, n.cfg.lease/3, nil, func() { n.heartbeat(ctx) })
+}
+
+// heartbeat is one round of heartbeatLoop.
+func (n *Node) heartbeat(ctx context.Context) {
+	n.mu.Lock()
+	held := make(map[string]string, len(n.running))
+	for id, r := range n.running {
+		held[id] = r.token
 	}
+	n.mu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	lost, err := n.st.extend(ctx, n.cfg.lease, held)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.cfg.logger.Warn("cluster: heartbeat failed", "err", err)
+		}
+		return
+	}
+	n.mu.Lock()
+	for _, id := range lost {
+		if r := n.running[id]; r != nil && r.token == held[id] {
+			r.cancel(errLeaseLost)
+		}
+	}
+	n.mu.Unlock()
 }
 
 // reapBatch is how many expired leases one reap script handles.
@@ -141,14 +137,7 @@ const reapBatch = 1000
 // so they never return a task twice.
 func (n *Node) reapLoop(ctx context.Context) {
 	defer n.bg.Done()
-	t := time.NewTicker(n.cfg.lease / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, n.cfg.lease/4, nil, func() {
 		n.refreshMembers(ctx)
 		for {
 			k, err := n.st.reap(ctx, reapBatch)
@@ -156,11 +145,27 @@ func (n *Node) reapLoop(ctx context.Context) {
 				if ctx.Err() == nil {
 					n.cfg.logger.Warn("cluster: reap failed", "err", err)
 				}
-				break
+				return
 			}
 			if k < reapBatch {
-				break
+				return
 			}
 		}
+	})
+}
+
+// every calls fn every period, and at once on each value from kick (nil
+// for none), until ctx ends. The background loops of a node are this.
+func every(ctx context.Context, period time.Duration, kick <-chan struct{}, fn func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-kick:
+		}
+		fn()
 	}
 }

@@ -106,17 +106,7 @@ func (n *Node) requestSweep() {
 // sweepLoop reloads the window every sweep interval and on request.
 func (n *Node) sweepLoop(ctx context.Context) {
 	defer n.bg.Done()
-	t := time.NewTicker(n.cfg.sweep)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-n.kick:
-		}
-		n.sweep(ctx)
-	}
+	every(ctx, n.cfg.sweep, n.kick, func() { n.sweep(ctx) })
 }
 
 // sweep creates the periodic occurrences due within the window and loads
