@@ -140,9 +140,14 @@ func (s *Scheduler) requeueIfEarly(t *futureTask) bool {
 	}
 	q := &s.q
 	q.mu.Lock()
-	t.when = q.triggerTimeLocked(q.now(), int64(early))
-	q.offerLocked(t)
+	if t.loadState() == stateNew && s.canRun(t) {
+		t.when = q.triggerTimeLocked(q.now(), int64(early))
+		q.offerLocked(t)
+		q.mu.Unlock()
+		return true
+	}
 	q.mu.Unlock()
+	t.cancelState() // canceled or shut down meanwhile, as in reExecutePeriodic
 	return true
 }
 
