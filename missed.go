@@ -37,7 +37,7 @@ func (s *Scheduler) coalesceMissed(t *futureTask, rec *runRecord) {
 // trigger's failure) is kept for the re-queue after the run, so a run
 // calls Next once, as under CatchUpMissed.
 func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
-	wallNow := s.q.wallNow()
+	wallNow := t.ext.clockWall // read by requeueIfEarly as this run began
 	due := rec.dueWall
 	next, err := s.nextTrigger(t, due)
 	for err == nil && !next.IsZero() && !next.After(wallNow) {

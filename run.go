@@ -179,18 +179,17 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 // rejected, not even beyond WithMaxQueueSize. A trigger task whose trigger
 // has no next time ends here, or fails if its trigger failed.
 func (s *Scheduler) reExecutePeriodic(t *futureTask) {
-	var next, wallNow time.Time
+	var next time.Time
 	if t.isTrigger() {
 		var ok bool
 		if next, ok = s.nextTriggerTime(t); !ok {
 			return
 		}
-		wallNow = s.q.wallNow()
 	}
 	q := &s.q
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
-		t.when = s.nextRunTimeLocked(t, next, wallNow)
+		t.when = s.nextRunTimeLocked(t, next)
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
 		q.mu.Unlock()
@@ -202,18 +201,19 @@ func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 }
 
 // nextRunTimeLocked returns the trigger time of t's next run (JDK
-// setNextRunTime): for a trigger task next, the trigger's time, read
-// against wallNow; for a fixed-rate task the previous due time plus the
+// setNextRunTime): for a trigger task next, the trigger's time, mapped onto
+// the monotonic clock with the pair of readings taken as the run began
+// (requeueIfEarly); for a fixed-rate task the previous due time plus the
 // period, drift-free, so a late task catches up; for a fixed-delay task
 // the delay from now. With jitter the nominal due time keeps the phase and
 // only the start moves.
-func (s *Scheduler) nextRunTimeLocked(t *futureTask, next, wallNow time.Time) int64 {
+func (s *Scheduler) nextRunTimeLocked(t *futureTask, next time.Time) int64 {
 	q := &s.q
 	var due int64
 	switch {
 	case t.isTrigger():
 		t.ext.dueWall = next
-		return q.triggerTimeLocked(q.now(), t.withJitter(int64(next.Sub(wallNow))))
+		return q.triggerTimeLocked(t.ext.clockMono, t.withJitter(int64(next.Sub(t.ext.clockWall))))
 	case t.period > 0:
 		due = t.due() + t.period
 	default:

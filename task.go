@@ -180,8 +180,12 @@ type taskExt struct {
 	dueWall time.Time // a trigger task's due time, exactly as Next returned it
 
 	// Per run of a trigger task, written and read only by the worker
-	// running it (missed.go, trigger.go).
+	// running it (missed.go, trigger.go): the trigger's next time if
+	// CoalesceMissed already asked for it, and the clock's monotonic and
+	// wall readings taken together as the run began.
 	lookahead triggerLookahead
+	clockMono int64
+	clockWall time.Time
 }
 
 // taskAux holds the done channel and the run context, both made lazily so a

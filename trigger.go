@@ -132,16 +132,22 @@ func (s *Scheduler) nextTriggerTime(t *futureTask) (next time.Time, ok bool) {
 func (s *Scheduler) requeueIfEarly(t *futureTask) bool {
 	// ext.dueWall and ext.offset are written under q.mu before the task
 	// was taken, or by this worker since: no lock to read them, and none
-	// at all on the common path.
-	start := t.ext.dueWall.Add(time.Duration(t.ext.offset))
-	early := start.Sub(s.q.wallNow())
+	// at all on the common path. The readings taken here serve the whole
+	// run: CoalesceMissed and the re-queue use them too, so a trigger run
+	// reads the clock once.
+	q := &s.q
+	t.ext.clockMono, t.ext.clockWall = q.readClocks()
+	start := t.ext.dueWall
+	if t.ext.offset != 0 {
+		start = start.Add(time.Duration(t.ext.offset))
+	}
+	early := start.Sub(t.ext.clockWall)
 	if early <= 0 {
 		return false
 	}
-	q := &s.q
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
-		t.when = q.triggerTimeLocked(q.now(), int64(early))
+		t.when = q.triggerTimeLocked(t.ext.clockMono, int64(early))
 		q.offerLocked(t)
 		q.mu.Unlock()
 		return true
@@ -162,12 +168,23 @@ type wallClock interface {
 
 // wallNow returns the clock's wall-clock reading, for trigger times.
 func (q *delayQueue) wallNow() time.Time {
+	_, wall := q.readClocks()
+	return wall
+}
+
+// readClocks returns the clock's monotonic reading (nanoseconds since
+// q.origin, as now) and its wall-clock reading, taken together: one Now
+// carries both, except for a Clock with its own WallNow. A trigger time is
+// mapped onto the monotonic clock with such a pair: mono + (next - wall).
+func (q *delayQueue) readClocks() (mono int64, wall time.Time) {
+	now := q.clock.Now()
+	mono = int64(now.Sub(q.origin))
 	if w, ok := q.clock.(wallClock); ok {
-		return w.WallNow()
+		return mono, w.WallNow()
 	}
-	// For the system clock, Round(0) drops the monotonic reading, so that
-	// Sub and Before against a trigger time compare wall readings.
-	return q.clock.Now().Round(0)
+	// Round(0) drops the monotonic reading, so that Sub and Before
+	// against a trigger time compare wall readings.
+	return mono, now.Round(0)
 }
 
 // triggerLookahead is the trigger's next time after a run's due time, found
