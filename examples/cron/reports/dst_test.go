@@ -21,13 +21,7 @@ import (
 // and 15:00 after.
 func TestSpringForward(t *testing.T) {
 	berlin, newYork := zone(t, "Europe/Berlin"), zone(t, "America/New_York")
-	start := time.Date(2026, 3, 25, 23, 50, 0, 0, berlin)
-	end := time.Date(2026, 4, 1, 0, 0, 0, 0, berlin)
-	s, clk := newManual(t, start)
-	rec := &recorder{}
-	startService(t, s, rec)
-
-	require.NoError(t, schedulertest.AdvanceAndSettle(t.Context(), clk, s, end.Sub(start)))
+	rec := simulate(t, time.Date(2026, 3, 25, 23, 50, 0, 0, berlin), time.Date(2026, 4, 1, 0, 0, 0, 0, berlin))
 
 	// The daily report: at 03:00 every day, once on the short day, where
 	// 03:00 CEST is the first instant after the gap; each run reports the
@@ -87,13 +81,7 @@ func TestSpringForward(t *testing.T) {
 // Sunday 2026-11-01.
 func TestFallBack(t *testing.T) {
 	berlin := zone(t, "Europe/Berlin")
-	start := time.Date(2026, 10, 21, 23, 50, 0, 0, berlin)
-	end := time.Date(2026, 11, 4, 0, 0, 0, 0, berlin)
-	s, clk := newManual(t, start)
-	rec := &recorder{}
-	startService(t, s, rec)
-
-	require.NoError(t, schedulertest.AdvanceAndSettle(t.Context(), clk, s, end.Sub(start)))
+	rec := simulate(t, time.Date(2026, 10, 21, 23, 50, 0, 0, berlin), time.Date(2026, 11, 4, 0, 0, 0, 0, berlin))
 
 	// The daily report: at 03:00 every day, once on the long day; the
 	// report of Sunday the 25th covers 25 hours.
@@ -157,4 +145,15 @@ func TestFallBack(t *testing.T) {
 	}, dues(digest))
 	require.Equal(t, []float64{24, 24, 72, 24, 24, 24, 24, 73, 24}, spanHours(digest))
 	requireOnTime(t, digest)
+}
+
+// simulate runs the service on a manual clock from start to end, stepping
+// timer to timer as real time would, and returns what ran.
+func simulate(t *testing.T, start, end time.Time) *recorder {
+	t.Helper()
+	s, clk := newManual(t, start)
+	rec := &recorder{}
+	startService(t, s, rec)
+	require.NoError(t, schedulertest.AdvanceAndSettle(t.Context(), clk, s, end.Sub(start)))
+	return rec
 }
