@@ -282,15 +282,8 @@ func plotPrecise(res [][]*preciseResult, path string) error {
 		p.Add(plotter.NewGrid())
 		hi := floor
 		for ii, r := range res[li] {
-			n := len(r.late)
-			steps := min(n, 1000)
-			pts := make(plotter.XYs, 0, steps+1)
-			for k := 0; k <= steps; k++ {
-				j := min(k*n/steps, n-1)
-				x := math.Max(float64(r.late[j])/float64(time.Microsecond), floor)
-				hi = math.Max(hi, x)
-				pts = append(pts, plotter.XY{X: x, Y: float64(j+1) / float64(n)})
-			}
+			pts, top := cdfPoints(r.late, floor)
+			hi = math.Max(hi, top)
 			line, err := plotter.NewLine(pts)
 			if err != nil {
 				return err

@@ -145,14 +145,8 @@ func plotLateness(rs []*result, path string) error {
 		if n == 0 {
 			continue
 		}
-		steps := min(n, 1000)
-		pts := make(plotter.XYs, 0, steps+1)
-		for k := 0; k <= steps; k++ {
-			j := min(k*n/steps, n-1)
-			x := math.Max(float64(r.late[j])/float64(time.Microsecond), floor)
-			hi = math.Max(hi, x)
-			pts = append(pts, plotter.XY{X: x, Y: float64(j+1) / float64(n)})
-		}
+		pts, top := cdfPoints(r.late, floor)
+		hi = math.Max(hi, top)
 		l, err := plotter.NewLine(pts)
 		if err != nil {
 			return err
@@ -267,4 +261,21 @@ func fmtDuration(ns float64) string {
 		return fmt.Sprintf("%gms", ns/1e6)
 	}
 	return fmt.Sprintf("%gµs", ns/1e3)
+}
+
+// cdfPoints returns up to 1001 points of the cumulative distribution of
+// late (sorted), in microseconds, no lower than floor (for a log axis), and
+// the largest x among them.
+func cdfPoints(late []time.Duration, floor float64) (plotter.XYs, float64) {
+	n := len(late)
+	hi := floor
+	steps := min(n, 1000)
+	pts := make(plotter.XYs, 0, steps+1)
+	for k := 0; k <= steps; k++ {
+		j := min(k*n/steps, n-1)
+		x := math.Max(float64(late[j])/float64(time.Microsecond), floor)
+		hi = math.Max(hi, x)
+		pts = append(pts, plotter.XY{X: x, Y: float64(j+1) / float64(n)})
+	}
+	return pts, hi
 }
