@@ -629,13 +629,29 @@ func BenchmarkLateness(b *testing.B) {
 	}
 }
 
-// benchLatenessRound runs one round of BenchmarkLateness and returns the
-// lateness of each task.
-func benchLatenessRound(b *testing.B, impl string, tasks int, spread time.Duration) []time.Duration {
+// benchSpreadRound schedules tasks at uniformly random delays in
+// [0, spread) through sched, waits for all of them, and returns how late
+// each started (the same seeded delays every round).
+func benchSpreadRound(tasks int, spread time.Duration, sched func(d time.Duration, fn func())) []time.Duration {
 	r := rand.New(rand.NewPCG(7, 7))
 	late := make([]time.Duration, tasks)
 	var wg sync.WaitGroup
 	wg.Add(tasks)
+	for i := range tasks {
+		d := time.Duration(r.Int64N(int64(spread)))
+		due := time.Now().Add(d)
+		sched(d, func() {
+			late[i] = time.Since(due)
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	return late
+}
+
+// benchLatenessRound runs one round of BenchmarkLateness and returns the
+// lateness of each task.
+func benchLatenessRound(b *testing.B, impl string, tasks int, spread time.Duration) []time.Duration {
 	var sched func(d time.Duration, fn func())
 	switch impl {
 	case "scheduler":
@@ -655,16 +671,7 @@ func benchLatenessRound(b *testing.B, impl string, tasks int, spread time.Durati
 		defer ch.stop()
 		sched = func(d time.Duration, fn func()) { ch.schedule(d, fn) }
 	}
-	for i := range tasks {
-		d := time.Duration(r.Int64N(int64(spread)))
-		due := time.Now().Add(d)
-		sched(d, func() {
-			late[i] = time.Since(due)
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	return late
+	return benchSpreadRound(tasks, spread, sched)
 }
 
 // ---------------------------------------------------------------------------

@@ -94,10 +94,6 @@ func benchPreciseSpread(b *testing.B, impl string) []time.Duration {
 		tasks  = 20_000
 		spread = 2 * time.Second
 	)
-	r := rand.New(rand.NewPCG(7, 7))
-	late := make([]time.Duration, tasks)
-	var wg sync.WaitGroup
-	wg.Add(tasks)
 	var sched func(d time.Duration, fn func())
 	if impl == "afterfunc" {
 		sched = func(d time.Duration, fn func()) { time.AfterFunc(d, fn) }
@@ -110,16 +106,7 @@ func benchPreciseSpread(b *testing.B, impl string) []time.Duration {
 			}
 		}
 	}
-	for i := range tasks {
-		d := time.Duration(r.Int64N(int64(spread)))
-		due := time.Now().Add(d)
-		sched(d, func() {
-			late[i] = time.Since(due)
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	return late
+	return benchSpreadRound(tasks, spread, sched)
 }
 
 // benchPreciseFixedRate is one op of load=fixedrate.
