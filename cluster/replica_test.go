@@ -152,6 +152,16 @@ const (
 // startReplica starts a replica process on srv with prefix and lease and
 // waits until it has started its node; it is killed when t ends if still
 // running.
+// startReplicas starts n replica processes with the same settings.
+func startReplicas(t *testing.T, srv *redistest.Server, prefix string, lease time.Duration, n int) []*replica {
+	t.Helper()
+	rs := make([]*replica, n)
+	for i := range rs {
+		rs[i] = startReplica(t, srv, prefix, lease)
+	}
+	return rs
+}
+
 func startReplica(t *testing.T, srv *redistest.Server, prefix string, lease time.Duration, env ...string) *replica {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -298,7 +308,7 @@ func TestTenThousandTasksAcrossThreeReplicaProcessesEachRunOnce(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	const prefix, n = "{tenk}", 10000
 	rdb := client(t, srv)
-	replicas := []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
+	replicas := startReplicas(t, srv, prefix, longLease, 3)
 	producer := producerNode(t, srv, prefix)
 	scheduleCounts(t, producer, n, time.Now().Add(500*time.Millisecond), 2*time.Second)
 	waitFor(t, 120*time.Second, "every task to run", func() bool {
@@ -351,7 +361,7 @@ func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
 	producer := producerNode(t, srv, prefix)
 	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
 
-	replicas := []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
+	replicas := startReplicas(t, srv, prefix, longLease, 3)
 	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 5*time.Second)
 	waitFor(t, 60*time.Second, "a fifth of the tasks to run", func() bool { return ran() >= n/5 })
 	stopAll(t, replicas) // graceful: claimed tasks go back at once
@@ -360,7 +370,7 @@ func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
 		t.Fatal("every task ran before the restart; the test proves nothing")
 	}
 
-	replicas = []*replica{startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease), startReplica(t, srv, prefix, longLease)}
+	replicas = startReplicas(t, srv, prefix, longLease, 3)
 	waitFor(t, 60*time.Second, "every task to run after the restart", func() bool { return ran() >= n })
 	stopAll(t, replicas)
 	checkRunOnce(t, rdb, producer, prefix, n)
@@ -373,7 +383,7 @@ func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
 	producer := producerNode(t, srv, prefix)
 	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
 
-	replicas := []*replica{startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease)}
+	replicas := startReplicas(t, srv, prefix, shortLease, 3)
 	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 3*time.Second)
 	waitFor(t, 60*time.Second, "a third of the tasks to run", func() bool { return ran() >= n/3 })
 	for _, r := range replicas {
@@ -381,7 +391,7 @@ func TestCrashOfEveryReplicaLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d of %d tasks ran before every replica was killed", ran(), n)
 
-	replicas = []*replica{startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease), startReplica(t, srv, prefix, shortLease)}
+	replicas = startReplicas(t, srv, prefix, shortLease, 3)
 	waitFor(t, 60*time.Second, "every task to run after the crash", func() bool { return ran() >= n })
 	waitFor(t, 10*time.Second, "the store to empty", func() bool { return counts(t, producer) == cluster.Counts{} })
 	stopAll(t, replicas)
