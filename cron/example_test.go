@@ -31,8 +31,8 @@ func ExampleParse_error() {
 	_, err = cron.Parse("0 61 * * *")
 	fmt.Println(err)
 	// Output:
-	// cron: day-of-month field "30": no such day in month field "2", the schedule would never run: scheduler: invalid argument
-	// cron: hour field "61": 61 is out of range 0-23: scheduler: invalid argument
+	// cron: day-of-month field "30" at column 5: no such day in month field "2", the schedule would never run: scheduler: invalid argument
+	// cron: hour field "61" at column 3: 61 is out of range 0-23: scheduler: invalid argument
 }
 
 // In reads the spec in a zone; a CRON_TZ= prefix does the same from the

@@ -2,32 +2,11 @@ package cron
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/go-stpe/scheduler"
-)
-
-// field describes one field of a spec: its name in error messages, its
-// range, and the names it accepts (names[i] stands for value i+nameBase).
-type field struct {
-	name     string
-	min, max int
-	names    []string
-	nameBase int
-}
-
-var (
-	secondField = field{name: "second", min: 0, max: 59}
-	minuteField = field{name: "minute", min: 0, max: 59}
-	hourField   = field{name: "hour", min: 0, max: 23}
-	domField    = field{name: "day-of-month", min: 1, max: 31}
-	monthField  = field{name: "month", min: 1, max: 12, nameBase: 1,
-		names: []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}}
-	dowField = field{name: "day-of-week", min: 0, max: 7,
-		names: []string{"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"}}
 )
 
 // descriptors maps each @-descriptor to its five fields.
@@ -42,43 +21,60 @@ var descriptors = map[string]string{
 }
 
 // Parse parses a cron spec: five fields (minute hour day-of-month month
-// day-of-week), or six with [WithSeconds] (a seconds field first), or a
-// descriptor (@yearly @annually @monthly @weekly @daily @midnight
-// @hourly), optionally after a CRON_TZ=Zone or TZ=Zone prefix that
-// overrides [In]. It is Spring's CronExpression.parse, Quartz's
-// CronExpression constructor and robfig/cron's Parser.Parse.
+// day-of-week), or six with [WithSeconds] (a seconds field first), a year
+// field after them with [WithYear], the dialects of [Quartz] and [Spring],
+// a descriptor (@yearly @annually @monthly @weekly @daily @midnight
+// @hourly), or "@every <duration>"; optionally after a CRON_TZ=Zone or
+// TZ=Zone prefix that overrides [In]. It is Spring's CronExpression.parse,
+// Quartz's CronExpression constructor and robfig/cron's Parser.Parse.
 //
 // Each field is '*' or a comma-separated list of values, ranges (a-b) and
 // steps (*/n, a-b/n, and a/n meaning a-max/n); months take JAN-DEC and
-// weekdays SUN-SAT in any case; day-of-week 7 is Sunday too. Day-of-month
-// and day-of-week follow Vixie cron: if either field begins with '*', a day
-// must match both; otherwise a day matching either runs.
+// weekdays SUN-SAT in any case. Day-of-month also takes ? (as *), L (the
+// last day), L-n (n days before it), LW (the last weekday), L-nW and dW
+// (the weekday nearest day d, within the month); day-of-week takes ?, dL
+// (the month's last weekday d) and d#k (its k-th weekday d, k in 1-5). With
+// [WithHashKey], every field but the year takes Jenkins's H forms. The
+// package doc says how the day fields combine in each dialect.
 //
-// The error wraps scheduler.ErrInvalidArgument and names the bad field (or
-// the zone, or the field count) for a syntax error, a value out of range,
-// an unknown zone, a wrong number of fields, and a spec that can never run
-// (such as "0 0 30 2 *"; "0 0 29 2 *" is fine, it runs in leap years).
+// The error wraps scheduler.ErrInvalidArgument and names the bad field
+// with the column of the bad element and the forms it accepts (or the
+// zone, the field count, or the descriptor) for a syntax error, a value
+// out of range, an unknown zone, a wrong number of fields, and a spec that
+// can never run (such as "0 0 30 2 *"; "0 0 29 2 *" is fine, it runs in
+// leap years).
 func Parse(spec string, opts ...Option) (*Schedule, error) {
 	cfg := config{loc: time.Local}
 	for _, opt := range opts {
 		if opt == nil {
 			return nil, fmt.Errorf("cron: nil Option: %w", scheduler.ErrInvalidArgument)
 		}
-		opt(&cfg)
+		opt.apply(&cfg)
 	}
 	if cfg.loc == nil {
 		return nil, fmt.Errorf("cron: In(nil): a nil *time.Location: %w", scheduler.ErrInvalidArgument)
 	}
-	loc, rest, err := zonePrefix(spec, cfg.loc)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := splitFields(spec, rest, cfg.withSeconds)
+	loc, restAt, err := zonePrefix(spec, cfg.loc)
 	if err != nil {
 		return nil, err
 	}
 	s := &Schedule{spec: spec, loc: loc}
-	if err := s.setFields(fields); err != nil {
+	rest := strings.TrimSpace(spec[restAt:])
+	if strings.HasPrefix(rest, "@") {
+		if err := s.setDescriptor(spec, rest); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	fields := splitColumns(spec, restAt)
+	if err := checkFieldCount(spec, len(fields), cfg); err != nil {
+		return nil, err
+	}
+	if !cfg.withSeconds {
+		fields = append([]fieldText{{text: "0"}}, fields...)
+	}
+	p := &fieldParser{dialect: cfg.dialect, hashKey: cfg.hashKey, hasHashKey: cfg.hasHashKey}
+	if err := s.setFields(p, fields); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -94,84 +90,150 @@ func MustParse(spec string, opts ...Option) *Schedule {
 	return s
 }
 
-// zonePrefix strips a CRON_TZ=Zone or TZ=Zone prefix from spec and returns
-// its zone, or loc and the spec unchanged if there is no prefix.
-func zonePrefix(spec string, loc *time.Location) (*time.Location, string, error) {
-	rest := strings.TrimSpace(spec)
-	var name string
+// zonePrefix reads a CRON_TZ=Zone or TZ=Zone prefix of spec and returns its
+// zone and the offset in spec after it, or loc and the offset of the first
+// non-space byte if there is no prefix.
+func zonePrefix(spec string, loc *time.Location) (*time.Location, int, error) {
+	start := len(spec) - len(strings.TrimLeftFunc(spec, unicode.IsSpace))
 	for _, prefix := range []string{"CRON_TZ=", "TZ="} {
-		if after, ok := strings.CutPrefix(rest, prefix); ok {
-			name, rest = after, ""
-			if i := strings.IndexFunc(after, unicode.IsSpace); i >= 0 {
-				name, rest = after[:i], after[i:]
-			}
-			if name == "" {
-				return nil, "", specError(spec, "%s with no zone name", prefix)
-			}
-			zone, err := time.LoadLocation(name)
-			if err != nil {
-				return nil, "", fmt.Errorf("cron: time zone %q: %v: %w", name, err, scheduler.ErrInvalidArgument)
-			}
-			return zone, rest, nil
-		}
-	}
-	return loc, rest, nil
-}
-
-// splitFields returns the six field texts (seconds first; "0" when the spec
-// has none) of the spec after its zone prefix.
-func splitFields(spec, rest string, withSeconds bool) ([]string, error) {
-	rest = strings.TrimSpace(rest)
-	if strings.HasPrefix(rest, "@") {
-		std, ok := descriptors[strings.ToLower(rest)]
+		after, ok := strings.CutPrefix(spec[start:], prefix)
 		if !ok {
-			return nil, specError(spec, "unknown descriptor %q (want @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly)", rest)
+			continue
 		}
-		return append([]string{"0"}, strings.Fields(std)...), nil
-	}
-	fields := strings.Fields(rest)
-	if withSeconds {
-		if len(fields) != 6 {
-			return nil, specError(spec, "%d fields, want 6 (second minute hour day-of-month month day-of-week)", len(fields))
+		name := after
+		if i := strings.IndexFunc(after, unicode.IsSpace); i >= 0 {
+			name = after[:i]
 		}
-		return fields, nil
+		if name == "" {
+			return nil, 0, specError(spec, "%s with no zone name", prefix)
+		}
+		zone, err := time.LoadLocation(name)
+		if err != nil {
+			return nil, 0, fmt.Errorf("cron: time zone %q: %v: %w", name, err, scheduler.ErrInvalidArgument)
+		}
+		return zone, start + len(prefix) + len(name), nil
 	}
-	if len(fields) != 5 {
-		return nil, specError(spec, "%d fields, want 5 (minute hour day-of-month month day-of-week)", len(fields))
-	}
-	return append([]string{"0"}, fields...), nil
+	return loc, start, nil
 }
 
-// setFields parses the six field texts into s and checks that s can run.
-func (s *Schedule) setFields(f []string) error {
+// fieldText is one field of a spec and the column (1-based, in bytes of the
+// whole spec) where it starts; a field the spec leaves out has column 0.
+type fieldText struct {
+	text string
+	col  int
+}
+
+// splitColumns splits spec from offset from into its space-separated
+// fields.
+func splitColumns(spec string, from int) []fieldText {
+	var fields []fieldText
+	start := -1
+	for i, r := range spec[from:] {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				fields = append(fields, fieldText{text: spec[from+start : from+i], col: from + start + 1})
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		fields = append(fields, fieldText{text: spec[from+start:], col: from + start + 1})
+	}
+	return fields
+}
+
+// checkFieldCount rejects a spec with the wrong number of fields.
+func checkFieldCount(spec string, n int, cfg config) error {
+	names := "minute hour day-of-month month day-of-week"
+	want := 5
+	if cfg.withSeconds {
+		names, want = "second "+names, 6
+	}
+	switch {
+	case n == want:
+		return nil
+	case cfg.withYear && n == want+1:
+		return nil
+	case cfg.withYear:
+		return specError(spec, "%d fields, want %d or %d (%s [year])", n, want, want+1, names)
+	default:
+		return specError(spec, "%d fields, want %d (%s)", n, want, names)
+	}
+}
+
+// setDescriptor sets s from an @-descriptor or from "@every <duration>".
+// A descriptor's fields are read in the Unix dialect whatever the options
+// say, so @weekly is Sunday in every dialect.
+func (s *Schedule) setDescriptor(spec, text string) error {
+	if d, ok := strings.CutPrefix(strings.ToLower(text), "@every"); ok && (d == "" || unicode.IsSpace(rune(d[0]))) {
+		return s.setEvery(spec, strings.TrimSpace(text[len("@every"):]))
+	}
+	std, ok := descriptors[strings.ToLower(text)]
+	if !ok {
+		return specError(spec, "unknown descriptor %q (want @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly or @every <duration>)", text)
+	}
+	fields := []fieldText{{text: "0"}}
+	for _, f := range strings.Fields(std) {
+		fields = append(fields, fieldText{text: f})
+	}
+	return s.setFields(&fieldParser{dialect: unixDialect}, fields)
+}
+
+// setEvery sets s to run every d from its first run: "@every 1h30m".
+func (s *Schedule) setEvery(spec, text string) error {
+	d, err := time.ParseDuration(text)
+	if err != nil {
+		return specError(spec, "@every %q is not a duration (want a Go duration such as 90s, 15m or 1h30m)", text)
+	}
+	if d < time.Second {
+		return specError(spec, "@every %v is under one second, the resolution of a schedule (want 1s or more)", d)
+	}
+	s.every = d
+	return nil
+}
+
+// setFields parses the field texts (seconds first, a year last if given)
+// into s and checks that s can run.
+func (s *Schedule) setFields(p *fieldParser, f []fieldText) error {
 	var err error
-	if s.second, err = parseField(f[0], secondField); err != nil {
-		return err
+	var v [6]fieldValues
+	dow := dowField
+	if p.dialect == quartzDialect {
+		dow = quartzDowField
 	}
-	if s.minute, err = parseField(f[1], minuteField); err != nil {
-		return err
+	for i, fd := range []field{secondField, minuteField, hourField, domField, monthField, dow} {
+		if v[i], err = p.parseField(f[i].text, f[i].col, fd); err != nil {
+			return err
+		}
 	}
-	if s.hour, err = parseField(f[2], hourField); err != nil {
-		return err
+	if len(f) == 7 && f[6].text != "*" {
+		year, err := p.parseField(f[6].text, f[6].col, yearField)
+		if err != nil {
+			return err
+		}
+		s.years, s.yearsRestricted = year.set, true
 	}
-	dom, err := parseField(f[3], domField)
-	if err != nil {
-		return err
+	s.second, s.minute, s.hour = v[0].set[0], v[1].set[0], v[2].set[0]
+	s.dom, s.month = uint32(v[3].set[0]), uint16(v[4].set[0])
+	for n := range 8 {
+		if v[5].set.has(n) {
+			s.dow |= 1 << weekdayOf(n, p.dialect)
+		}
 	}
-	month, err := parseField(f[4], monthField)
-	if err != nil {
-		return err
+	s.domLast, s.domLastWeekday, s.domWeekday = v[3].last, v[3].lastWeekday, v[3].nearWeekday
+	s.dowLast, s.dowNth = v[5].lastOf, v[5].nth
+	s.special = v[3].special() || v[5].special()
+	domStar, dowStar := dayFieldStar(f[3].text), dayFieldStar(f[5].text)
+	if p.dialect == quartzDialect && (f[3].text == "?") == (f[5].text == "?") {
+		return fieldError(dowField.name, f[5].text, f[5].col,
+			"Quartz wants ? in exactly one of day-of-month %q and day-of-week %q", f[3].text, f[5].text)
 	}
-	dow, err := parseField(f[5], dowField)
-	if err != nil {
-		return err
-	}
-	if dow&(1<<7) != 0 { // 7 is Sunday
-		dow = dow&^(1<<7) | 1
-	}
-	s.dom, s.month, s.dow = uint32(dom), uint16(month), uint8(dow)
-	s.daysMatchBoth = strings.HasPrefix(f[3], "*") || strings.HasPrefix(f[5], "*")
-	s.wildcard = strings.HasPrefix(f[1], "*") || strings.HasPrefix(f[2], "*")
+	s.daysMatchBoth = domStar || dowStar || p.dialect != unixDialect
+	s.wildcard = timeFieldWildcard(f[1].text) || timeFieldWildcard(f[2].text)
 	for first := range 7 {
 		for d := 1; d <= 31; d++ {
 			if s.dow&(1<<((first+d-1)%7)) != 0 {
@@ -179,117 +241,70 @@ func (s *Schedule) setFields(f []string) error {
 			}
 		}
 	}
-	return s.checkCanRun(f[3], f[4])
+	return s.checkCanRun(f)
 }
 
-// checkCanRun rejects a spec whose days never exist. When a day must match
-// both day fields, some allowed month must have an allowed day of month
-// (February counted with 29 days): every such date falls on every weekday
-// within the 400-year Gregorian cycle, so the weekday field cannot make it
-// impossible. When either day field may match, every month has every
-// weekday, so the spec always runs.
-func (s *Schedule) checkCanRun(domText, monthText string) error {
-	if !s.daysMatchBoth {
+// dayFieldStar reports whether a day field begins with '*' or is '?': for
+// Vixie's rule, such a field leaves the other day field to decide.
+func dayFieldStar(text string) bool {
+	return strings.HasPrefix(text, "*") || text == "?"
+}
+
+// timeFieldWildcard reports whether a minute or hour field makes a
+// wildcard job: it begins with '*' (cronie's rule), or is Jenkins's H/n,
+// which is */n shifted by the hash.
+func timeFieldWildcard(text string) bool {
+	return strings.HasPrefix(text, "*") || strings.HasPrefix(text, "H/") || strings.HasPrefix(text, "h/")
+}
+
+// checkCanRun rejects a spec whose days never exist: no allowed month of an
+// allowed year has a day that matches the day fields. Without a year
+// field, every month has each of its lengths with each weekday for its 1st
+// within the Gregorian calendar's 400-year cycle, so those are tried; with
+// one, every allowed year is.
+func (s *Schedule) checkCanRun(f []fieldText) error {
+	if s.runsSomeDay(false) {
 		return nil
 	}
+	what := fmt.Sprintf("month field %q", f[4].text)
+	if s.yearsRestricted {
+		what += fmt.Sprintf(" and year field %q", f[6].text)
+	}
+	if !s.runsSomeDay(true) {
+		return fieldError(domField.name, f[3].text, f[3].col, "no such day in %s, the schedule would never run", what)
+	}
+	return fieldError(dowField.name, f[5].text, f[5].col,
+		"no day matches both it and day-of-month %q in %s, the schedule would never run", f[3].text, what)
+}
+
+// runsSomeDay reports whether some day of an allowed month and year
+// matches the day fields, or with domOnly the day-of-month field alone.
+func (s *Schedule) runsSomeDay(domOnly bool) bool {
+	matches := func(days, firstWeekday int) bool {
+		if domOnly {
+			return s.domMask(days, firstWeekday)&daysBits(days) != 0
+		}
+		return s.dayMaskOf(days, firstWeekday) != 0
+	}
 	for m := 1; m <= 12; m++ {
-		if s.month&(1<<m) != 0 && s.dom&daysBits(maxDaysIn(m)) != 0 {
-			return nil
+		if s.month&(1<<m) == 0 {
+			continue
+		}
+		if s.yearsRestricted {
+			for y := minYearField; y <= maxYearField; y++ {
+				if s.years.has(y-minYearField) && matches(daysIn(int64(y), m), weekdayOfDays(daysFromCivil(int64(y), m, 1))) {
+					return true
+				}
+			}
+			continue
+		}
+		for days := daysIn(1, m); days <= maxDaysIn(m); days++ {
+			for w := range 7 {
+				if matches(days, w) {
+					return true
+				}
+			}
 		}
 	}
-	return fieldError(domField.name, domText, "no such day in month field %q, the schedule would never run", monthText)
-}
-
-// parseField parses one field's text into a bit mask of its values.
-func parseField(text string, f field) (uint64, error) {
-	if text == "" {
-		return 0, fieldError(f.name, text, "empty")
-	}
-	var mask uint64
-	for part := range strings.SplitSeq(text, ",") {
-		bits, err := parsePart(part, f)
-		if err != nil {
-			return 0, fieldError(f.name, text, "%v", err)
-		}
-		mask |= bits
-	}
-	return mask, nil
-}
-
-// parsePart parses one list element: *, a, a-b, */n, a-b/n or a/n.
-func parsePart(part string, f field) (uint64, error) {
-	if part == "" {
-		return 0, fmt.Errorf("empty list element")
-	}
-	rangeText, stepText, hasStep := strings.Cut(part, "/")
-	var lo, hi int
-	switch loText, hiText, isRange := strings.Cut(rangeText, "-"); {
-	case rangeText == "*":
-		lo, hi = f.min, f.max
-	case isRange:
-		var err error
-		if lo, err = parseValue(loText, f); err != nil {
-			return 0, err
-		}
-		if hi, err = parseValue(hiText, f); err != nil {
-			return 0, err
-		}
-		if lo > hi {
-			return 0, fmt.Errorf("range %q runs backwards", rangeText)
-		}
-	default:
-		var err error
-		if lo, err = parseValue(rangeText, f); err != nil {
-			return 0, err
-		}
-		hi = lo
-		if hasStep {
-			hi = f.max // Vixie: a/n is a-max/n
-		}
-	}
-	step := 1
-	if hasStep {
-		n, err := parseNumber(stepText)
-		if err != nil || n < 1 || n > f.max-f.min+1 {
-			return 0, fmt.Errorf("step %q is not a number in 1-%d", stepText, f.max-f.min+1)
-		}
-		step = n
-	}
-	var mask uint64
-	for v := lo; v <= hi; v += step {
-		mask |= 1 << v
-	}
-	return mask, nil
-}
-
-// parseValue parses a number in f's range or one of f's names.
-func parseValue(text string, f field) (int, error) {
-	if n, err := parseNumber(text); err == nil {
-		if n < f.min || n > f.max {
-			return 0, fmt.Errorf("%s is out of range %d-%d", text, f.min, f.max)
-		}
-		return n, nil
-	}
-	for i, name := range f.names {
-		if strings.EqualFold(text, name) {
-			return i + f.nameBase, nil
-		}
-	}
-	if f.names != nil {
-		return 0, fmt.Errorf("%q is neither a number nor a name %s-%s", text, f.names[0], f.names[len(f.names)-1])
-	}
-	return 0, fmt.Errorf("%q is not a number", text)
-}
-
-// parseNumber parses a string of 1 to 4 ASCII digits (no sign, no spaces).
-func parseNumber(text string) (int, error) {
-	if text == "" || len(text) > 4 {
-		return 0, fmt.Errorf("%q is not a number", text)
-	}
-	for _, c := range text {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%q is not a number", text)
-		}
-	}
-	return strconv.Atoi(text)
+	return false
 }

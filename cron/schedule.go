@@ -30,6 +30,26 @@ type Schedule struct {
 	month  uint16 // bits 1-12
 	dow    uint8  // bits 0-6, Sunday = 0
 
+	// Quartz's day forms, resolved per month by dayMaskOf (special is
+	// true when any is set). Bit n of domLast is the day n days before
+	// the last (L-n; L is n = 0), of domLastWeekday the weekday nearest it
+	// (L-nW); bit d of domWeekday is the weekday nearest day d (dW). Bit w
+	// of dowLast is the month's last weekday w (wL); bit k of dowNth[w] is
+	// its k-th weekday w (w#k). Weekdays are numbered Sunday = 0.
+	domLast, domLastWeekday, domWeekday uint32
+	dowLast                             uint8
+	dowNth                              [7]uint8
+	special                             bool
+
+	// years holds bit y-1970 for each year of a year field; without one,
+	// or with '*', yearsRestricted is false and every year runs.
+	years           bitset
+	yearsRestricted bool
+
+	// every is the duration of "@every <duration>"; such a Schedule has no
+	// fields, and its Next is t plus every.
+	every time.Duration
+
 	// daysMatchBoth is Vixie's rule: true when the day-of-month or the
 	// day-of-week field begins with '*', so a day must match both fields;
 	// false when both are restricted, so a day matching either runs.
@@ -79,6 +99,9 @@ func (s *Schedule) String() string { return s.spec }
 func (s *Schedule) Next(t time.Time) time.Time {
 	if s == nil || s.loc == nil {
 		return time.Time{}
+	}
+	if s.every > 0 {
+		return s.nextEvery(t)
 	}
 	from := t.Unix() + 1 // run times are whole seconds; Unix() floors
 	var cache civilCache
@@ -175,6 +198,13 @@ func (s *Schedule) nextCivil(from int64) (int64, bool) {
 		if y > maxYear {
 			return 0, false
 		}
+		if s.yearsRestricted {
+			if v, ok := s.nextYear(y); !ok {
+				return 0, false
+			} else if v != y {
+				y, mo, d, h, mi, sec = v, 1, 1, 0, 0, 0
+			}
+		}
 		if v, ok := nextBit(uint64(s.month), mo); !ok {
 			y, mo, d, h, mi, sec = y+1, 1, 1, 0, 0, 0
 			continue
@@ -214,18 +244,37 @@ func (s *Schedule) nextCivil(from int64) (int64, bool) {
 	}
 }
 
-// dayMask returns the days (bits 1-31) of month mo of year y that run,
-// applying Vixie's day-of-month/day-of-week rule; first is the day number
-// of the month's 1st.
+// dayMask returns the days (bits 1-31) of month mo of year y that run;
+// first is the day number of the month's 1st.
 func (s *Schedule) dayMask(y int64, mo int, first int64) uint32 {
-	byWeekday := s.dowDays[weekdayOfDays(first)]
+	return s.dayMaskOf(daysIn(y, mo), weekdayOfDays(first))
+}
+
+// dayMaskOf returns the days (bits 1-31) that run in a month of the given
+// length whose 1st is weekday firstWeekday (Sunday = 0), applying Vixie's
+// day-of-month/day-of-week rule, or Spring's and Quartz's rule that a day
+// must match both.
+func (s *Schedule) dayMaskOf(days, firstWeekday int) uint32 {
+	byWeekday := s.dowDays[firstWeekday]
+	if s.special {
+		byWeekday |= s.dowSpecialDays(days, firstWeekday)
+	}
 	var m uint32
 	if s.daysMatchBoth {
-		m = s.dom & byWeekday
+		m = s.domMask(days, firstWeekday) & byWeekday
 	} else {
-		m = s.dom | byWeekday
+		m = s.domMask(days, firstWeekday) | byWeekday
 	}
-	return m & daysBits(daysIn(y, mo))
+	return m & daysBits(days)
+}
+
+// domMask returns the days (bits 1-31) the day-of-month field selects in a
+// month of the given length whose 1st is weekday firstWeekday.
+func (s *Schedule) domMask(days, firstWeekday int) uint32 {
+	if !s.special {
+		return s.dom
+	}
+	return s.dom | s.domSpecialDays(days, firstWeekday)
 }
 
 // daysBits returns bits 1..n set.
