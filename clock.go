@@ -22,9 +22,17 @@ type Clock interface {
 	NewTimer(d time.Duration) Timer
 }
 
-// Timer is the timed-wait half of a Clock (the JDK's Condition.awaitNanos). It must behave as a *time.Timer
-// does since Go 1.23: C has room for one value, and after Reset or Stop
-// returns no value from before the call is received from C.
+// Timer is the timed-wait half of a Clock (the JDK's Condition.awaitNanos).
+// It must behave as a *time.Timer does since Go 1.23: C has room for one
+// value, and after Reset or Stop returns no value from before the call is
+// received from C.
+//
+// A Timer of a fake clock should also have a method ResetAt(t time.Time)
+// bool that arms it to fire once its clock reads t (at once if it already
+// does), reporting whether it was active; schedulertest's timers have it.
+// The scheduler then arms the timer for the head's trigger time itself, so
+// a test that moves the clock while a worker arms its timer cannot make it
+// late. Without it the scheduler re-reads the clock once after arming.
 type Timer interface {
 	// C returns the channel on which the timer delivers its firing.
 	C() <-chan time.Time
@@ -35,6 +43,19 @@ type Timer interface {
 	Stop() bool
 }
 
+// instantTimer is a Timer that can also be armed for an instant on its
+// clock rather than for a span from the clock's current reading:
+// ResetAt(t) re-arms it to fire once its clock reads t (at once when t is
+// not after the clock's current time) and reports whether it was active,
+// as Reset does. A fake clock's timers should have it (schedulertest's
+// do): the scheduler then arms them for the head's trigger time itself, so
+// a test that moves the clock while a worker arms its timer never makes
+// the timer late. The scheduler finds the method by a type assertion.
+type instantTimer interface {
+	Timer
+	ResetAt(t time.Time) bool
+}
+
 // SystemClock returns the real clock, the default (JDK System.nanoTime and
 // the queue's timed waits): time.Now and runtime timers. Inside a
 // testing/synctest bubble it reads and waits on the bubble's fake time, so a
@@ -42,7 +63,8 @@ type Timer interface {
 func SystemClock() Clock { return systemClock{} }
 
 // systemClock is the default Clock. It is a distinct type so the queue can
-// recognise it and skip the re-arm check that only fake clocks need (see
+// recognise it: it reads it through time.Since, and skips the second
+// reading after arming that only fake clocks need (see armLocked in
 // leader.go).
 type systemClock struct{}
 

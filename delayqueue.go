@@ -24,7 +24,7 @@ type delayQueue struct {
 
 	// Set by init, then read-only.
 	clock       Clock
-	systemClock bool      // clock is SystemClock: read it through time.Since, skip the re-arm check
+	systemClock bool      // clock is SystemClock: read it through time.Since, arm timers without a second reading
 	origin      time.Time // clock reading that trigger times count from
 	precise     bool      // WithPreciseTiming (precise.go); set by New
 

@@ -12,8 +12,11 @@ import "context"
 // already ended. There is no JDK counterpart.
 //
 // It is how a test that drives a manual clock waits for the work it made
-// due: clk.Advance(d); s.AwaitIdle(ctx). A worker re-reads a manual clock
-// after arming its timer, so an Advance racing with it is never missed.
+// due: clk.Advance(d); s.AwaitIdle(ctx). An Advance racing with a worker
+// that arms its timer is never missed: the worker arms a timer that has
+// ResetAt for the head's instant itself, re-reads any other fake clock once
+// after arming, and AwaitIdle wakes a leader whose head is due by the clock
+// while its timer has not fired.
 // One Advance(10*period) gives a fixed-rate task its 10 runs back to back
 // (the JDK's catch-up); ten Advance(period) calls give 10 runs, each at its
 // own instant. A fixed-delay task runs once per jump, as it would after a
@@ -30,6 +33,7 @@ func (s *Scheduler) AwaitIdle(ctx context.Context) error {
 			s.q.mu.Unlock()
 			return nil
 		}
+		s.q.wakeLateLeaderLocked()
 		ch := s.q.idleChanLocked()
 		s.q.mu.Unlock()
 		select {

@@ -88,32 +88,9 @@ func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	if q.precise && when-now > q.margin && q.preciseLocked() {
 		when -= q.margin
 	}
-	delay := when - now
-	if w.timer == nil {
-		w.timer = q.clock.NewTimer(time.Duration(delay))
-	} else {
-		w.timer.Reset(time.Duration(delay))
-	}
-	// A fake clock can be advanced between our reading of now and the
-	// Reset above; the timer would then be armed relative to the later
-	// time, past the head, and a test that advances exactly to the head
-	// would not fire it. Re-read the clock after arming until it
-	// did not move. The system clock always moves a little, and a timer a
-	// few nanoseconds late is harmless there, so it skips this.
-	if !q.systemClock {
-		for {
-			again := q.now()
-			if again == now {
-				break
-			}
-			now = again
-			if when-now <= 0 {
-				w.timer.Stop()
-				q.leader = nil
-				return
-			}
-			w.timer.Reset(time.Duration(when - now))
-		}
+	if !q.armLocked(w, when, now) {
+		q.leader = nil
+		return
 	}
 	w.deadline = when
 	q.parked++
@@ -135,6 +112,54 @@ func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	case <-w.wake:
 	default:
 	}
+}
+
+// armLocked arms w's timer to fire at the trigger time when; now is the
+// clock reading the caller found the head not yet due with. It reports
+// false, with the timer stopped, when the head turned out to be due.
+//
+// A fake clock can be advanced between the reading of now and the arming;
+// a timer armed for the delay when-now would then fire past the head, and a
+// test that advances exactly to the head would not fire it. So:
+//
+//   - A timer that can be armed for an instant (it has ResetAt, as
+//     schedulertest's timers do) is armed for when itself: exact whatever
+//     the clock did meanwhile.
+//   - Any other timer of a clock other than the system clock is armed for
+//     the delay, the clock is read once more, and if it moved the timer is
+//     re-armed for what is left. Only once: a clock that reads real time
+//     (with an offset, wrapped, truncated) always moves, and waiting for it
+//     to stand still would hold the queue's lock until the head is due. A
+//     fake clock moved again within that window leaves the timer late;
+//     AwaitIdle wakes such a leader once its head is due (idle.go).
+//   - On the system clock a timer a few nanoseconds late is harmless: no
+//     second reading.
+func (q *delayQueue) armLocked(w *worker, when, now int64) bool {
+	delay := time.Duration(when - now)
+	if w.timer == nil {
+		w.timer = q.clock.NewTimer(delay)
+		if q.systemClock {
+			return true
+		}
+	} else if q.systemClock {
+		w.timer.Reset(delay)
+		return true
+	}
+	if at, ok := w.timer.(instantTimer); ok {
+		at.ResetAt(q.origin.Add(time.Duration(when)))
+		return true
+	}
+	w.timer.Reset(delay)
+	again := q.now()
+	if again == now {
+		return true
+	}
+	if when-again <= 0 {
+		w.timer.Stop()
+		return false
+	}
+	w.timer.Reset(time.Duration(when - again))
+	return true
 }
 
 // newHeadLocked wakes one waiter to wait for a new, earlier head.
@@ -190,6 +215,18 @@ func (q *delayQueue) settledLocked() bool {
 	}
 	l := q.leader
 	return l != nil && l.deadline-now > 0
+}
+
+// wakeLateLeaderLocked wakes the leader if the head is due by the clock
+// while the leader still waits: its timer was armed late, by a fake clock
+// moved again while it armed (armLocked). AwaitIdle calls it, so that
+// Advance(d); AwaitIdle(ctx) is exact on any clock. A leader whose timer
+// has just fired is woken twice, which is harmless: the second wake is
+// drained.
+func (q *delayQueue) wakeLateLeaderLocked() {
+	if head := q.heap.peek(); head != nil && q.leader != nil && head.when-q.now() <= 0 {
+		q.newHeadLocked()
+	}
 }
 
 // notifyIdleLocked wakes the AwaitIdle callers, if any, to re-check.

@@ -258,6 +258,20 @@ func (t *manualTimer) Reset(d time.Duration) bool {
 	return active
 }
 
+// ResetAt re-arms the timer to fire once the clock reads at (at once if it
+// already does) and reports whether it was active. No value from before the
+// call is received from C afterwards. The scheduler arms its timers this
+// way, for the head's trigger time itself, so that an Advance made while a
+// worker arms its timer cannot make the timer late.
+func (t *manualTimer) ResetAt(at time.Time) bool {
+	c := t.clk
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	active := c.stopLocked(t)
+	c.armLocked(t, at.Sub(c.now))
+	return active
+}
+
 // Stop disarms the timer and reports whether it was active. No value from
 // before the call is received from C afterwards.
 func (t *manualTimer) Stop() bool {
