@@ -55,7 +55,7 @@ func TestSpringCronExpressionTests(t *testing.T) {
 		{method: "incrementMonthAndRollover", spec: "0 0 0 1 * *", from: "2010-12-31 10:20:30", wants: []string{"2011-01-01 00:00:00", "2011-02-01 00:00:00"}},
 		{method: "monthlyTriggerInLongMonth", spec: "0 0 0 31 * *", from: "2026-10-30 10:20:30", wants: []string{"2026-10-31 00:00:00"}},
 		{method: "monthlyTriggerInShortMonth", spec: "0 0 0 1 * *", from: "2026-10-30 10:20:30", wants: []string{"2026-11-01 00:00:00"}},
-		{method: "incrementDayOfWeekByOne", spec: "* * * * * 2", from: "2026-06-15 10:20:30", wants: []string{"2026-06-16 00:00:00"}}, // a Monday
+		{method: "incrementDayOfWeekByOne", spec: "* * * * * 2", from: "2026-06-15 10:20:30", wants: []string{"2026-06-16 00:00:00"}},       // a Monday
 		{method: "incrementDayOfWeekAndRollover", spec: "* * * * * 2", from: "2026-06-17 10:20:30", wants: []string{"2026-06-23 00:00:00"}}, // a Wednesday
 		{method: "specificMinuteSecond", spec: "55 5 * * * *", from: "2026-06-15 10:04:54", wants: []string{"2026-06-15 10:05:55", "2026-06-15 11:05:55"}},
 		{method: "specificHourSecond", spec: "55 * 10 * * *", from: "2026-06-15 09:20:54", wants: []string{"2026-06-15 10:00:55", "2026-06-15 10:01:55"}},
