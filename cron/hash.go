@@ -7,15 +7,22 @@ import (
 
 // hashOf returns the number H stands for in field f for key: the 64-bit
 // FNV-1a hash of the key's bytes, a zero byte and the field's name
-// ("second", "minute", "hour", "day-of-month", "month" or "day-of-week").
-// The package doc states this formula, so the times a key picks never
-// change between versions.
+// ("second", "minute", "hour", "day-of-month", "month" or "day-of-week"),
+// mixed by MurmurHash3's 64-bit finalizer (FNV's low bits alone would tie
+// the minute to the hour). The package doc states this formula, so the
+// times a key picks never change between versions.
 func hashOf(key string, f field) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	h.Write([]byte{0})
 	h.Write([]byte(f.name))
-	return h.Sum64()
+	x := h.Sum64()
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
 }
 
 // parseHash parses Jenkins's H forms: H, H(a-b), H/n and H(a-b)/n. H picks
