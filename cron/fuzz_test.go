@@ -2,6 +2,7 @@ package cron_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cron"
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzZones have transitions worth testing: ordinary DST both ways, shifts
@@ -88,87 +90,121 @@ func FuzzNext(f *testing.F) {
 	f.Add([]byte{15, 2, 30, 2, 1, 0, 0, 0}, uint8(1), int64(1792000000), true, false, uint32(0))
 	f.Add([]byte{3, 0, 15, 0, 0, 0, 0, 0}, uint8(6), int64(1700000000), true, false, uint32(0))
 	f.Add([]byte{0, 4, 10, 50, 0}, uint8(5), int64(1234567890), true, true, uint32(999999999))
-	f.Fuzz(func(t *testing.T, specBytes []byte, zone uint8, start int64, nearTransition, withSeconds bool, nanos uint32) {
-		g := genSpec(specBytes, withSeconds)
-		loc := loadZone(t, fuzzZones[int(zone)%len(fuzzZones)])
-		var opts []cron.Option
-		if withSeconds {
-			opts = append(opts, cron.WithSeconds())
+	f.Fuzz(checkNextAgainstReference)
+}
+
+// checkNextAgainstReference is FuzzNext's check of one generated case.
+func checkNextAgainstReference(t *testing.T, specBytes []byte, zone uint8, start int64, nearTransition, withSeconds bool, nanos uint32) {
+	g := genSpec(specBytes, withSeconds)
+	loc := loadZone(t, fuzzZones[int(zone)%len(fuzzZones)])
+	s, err := cron.Parse(g.text, append(g.options(), cron.In(loc))...)
+	if err != nil {
+		if !errors.Is(err, scheduler.ErrInvalidArgument) {
+			t.Fatalf("Parse(%q): %v does not wrap ErrInvalidArgument", g.text, err)
 		}
-		s, err := cron.Parse(g.text, append(opts, cron.In(loc))...)
-		if err != nil {
-			if !errors.Is(err, scheduler.ErrInvalidArgument) {
-				t.Fatalf("Parse(%q): %v does not wrap ErrInvalidArgument", g.text, err)
-			}
-			if g.runsSomeDay() {
-				t.Fatalf("Parse(%q) = %v, but the spec runs", g.text, err)
+		if g.runsSomeDay() {
+			t.Fatalf("Parse(%q) = %v, but the spec runs", g.text, err)
+		}
+		return
+	}
+	if !g.runsSomeDay() {
+		t.Fatalf("Parse(%q) accepted a spec that never runs", g.text)
+	}
+	horizon := 72 * time.Hour
+	if withSeconds {
+		horizon = 3 * time.Hour
+	}
+	from := fuzzStart(loc, start, nearTransition, nanos).In(loadZone(t, fuzzZones[int(zone/2)%len(fuzzZones)]))
+	for range 3 {
+		got := s.Next(from)
+		var want time.Time
+		var ok bool
+		limit := from.Add(horizon)
+		if withSeconds {
+			want, ok = g.refNext(loc, from, horizon)
+		} else {
+			want, ok, limit = g.refNextFar(loc, from, horizon)
+		}
+		if !ok {
+			if !got.IsZero() && !got.After(limit) {
+				t.Fatalf("%q in %v: Next(%v) = %v; the reference finds no run up to %v", g.text, loc, from, got, limit)
 			}
 			return
 		}
-		if !g.runsSomeDay() {
-			t.Fatalf("Parse(%q) accepted a spec that never runs", g.text)
+		if !got.Equal(want) || got.Location() != loc {
+			t.Fatalf("%q in %v (wildcard %v): Next(%v) = %v, want %v", g.text, loc, g.wildcard, from, got, want.In(loc))
 		}
-		horizon := 72 * time.Hour
-		if withSeconds {
-			horizon = 3 * time.Hour
-		}
-		from := fuzzStart(loc, start, nearTransition, nanos).In(loadZone(t, fuzzZones[int(zone/2)%len(fuzzZones)]))
-		for range 3 {
-			got := s.Next(from)
-			var want time.Time
-			var ok bool
-			limit := from.Add(horizon)
-			if withSeconds {
-				want, ok = g.refNext(loc, from, horizon)
-			} else {
-				want, ok, limit = g.refNextFar(loc, from, horizon)
-			}
-			if !ok {
-				if !got.IsZero() && !got.After(limit) {
-					t.Fatalf("%q in %v: Next(%v) = %v; the reference finds no run up to %v", g.text, loc, from, got, limit)
-				}
-				return
-			}
-			if !got.Equal(want) || got.Location() != loc {
-				t.Fatalf("%q in %v (wildcard %v): Next(%v) = %v, want %v", g.text, loc, g.wildcard, from, got, want.In(loc))
-			}
-			from = got
-		}
-	})
+		from = got
+	}
 }
 
-// FuzzParse feeds arbitrary text to Parse, with and without seconds: it
-// never panics, every error wraps ErrInvalidArgument and names what is
-// wrong, and an accepted spec's String is the text and its Next runs
-// strictly later.
+// TestNextAgainstReferenceNewForms runs FuzzNext's check on a fixed sample
+// of generated specs with Quartz's day forms, H, '?' and year fields, so
+// that every test run covers them, and checks that the sample does.
+func TestNextAgainstReferenceNewForms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := map[string]int{}
+	for range 150 {
+		specBytes := make([]byte, 48)
+		for i := range specBytes {
+			specBytes[i] = byte(rng.Uint32())
+		}
+		withSeconds := rng.IntN(4) == 0
+		g := genSpec(specBytes, withSeconds)
+		for _, form := range []string{"L", "W", "#", "H", "?"} {
+			if strings.Contains(g.text, form) {
+				seen[form]++
+			}
+		}
+		if g.yearsSet {
+			seen["year"]++
+		}
+		checkNextAgainstReference(t, specBytes, uint8(rng.Uint32()), rng.Int64(), rng.IntN(2) == 0, withSeconds, 0)
+	}
+	for _, form := range []string{"L", "W", "#", "H", "?", "year"} {
+		require.Greater(t, seen[form], 5, "specs with %s in the sample", form)
+	}
+}
+
+// FuzzParse feeds arbitrary text to Parse in each dialect, with and
+// without seconds, a year field and a hash key: it never panics, every
+// error wraps ErrInvalidArgument and starts with "cron: ", and an accepted
+// spec's String is the text and its Next runs strictly later.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"* * * * *", "*/15 9-17 * * MON-FRI", "0 0 13 * FRI", "CRON_TZ=Europe/Berlin 0 3 * * *",
 		"TZ=America/New_York 30 2 * * *", "@daily", "@every 1h", "0 0 30 2 *", "61 * * * *",
 		"1-2/0 * * * *", "5/10 * * * *", "0 0 31 4,6,9,11 *", "0 0 29 2 *", "CRON_TZ=Nowhere/City * * * * *",
 		"0 0 ? * *", "* * * * * *", "0 0 1,,2 * *", "1--2 * * * *",
+		"0 9 * * Mon-Sun", "0 0 * * 1-0/2", "0 0 L * *", "0 0 L-3 * *", "0 0 LW * *", "0 0 15W * ?",
+		"0 0 * * 5L", "0 0 * * FRI#3", "0 0 12 ? * 2#1 2027", "0 15 10 L-5W * ? 2010", "H H * * *",
+		"H(0-29)/10 * * * *", "@every 1h30m", "@every 500ms", "0 0 1 1 * 2026-2030/2", "0 0 H(1-5) * H",
 	} {
 		f.Add(seed, false)
 		f.Add(seed, true)
 	}
 	from := time.Date(2026, 3, 8, 1, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, spec string, withSeconds bool) {
-		opts := []cron.Option{cron.In(time.UTC)}
-		if withSeconds {
-			opts = append(opts, cron.WithSeconds())
-		}
-		s, err := cron.Parse(spec, opts...)
-		if err != nil {
-			if !errors.Is(err, scheduler.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "cron: ") {
-				t.Fatalf("Parse(%q) error %q: want a \"cron: \" error wrapping ErrInvalidArgument", spec, err)
+		for _, opts := range [][]cron.Option{
+			{}, {cron.WithYear(), cron.WithHashKey(spec)}, {cron.Quartz()}, {cron.Spring(), cron.WithHashKey("k")},
+		} {
+			opts = append(opts, cron.In(time.UTC))
+			if withSeconds {
+				opts = append(opts, cron.WithSeconds())
 			}
-			return
-		}
-		if s.String() != spec {
-			t.Fatalf("String() = %q, want %q", s.String(), spec)
-		}
-		if next := s.Next(from); !next.IsZero() && !next.After(from) {
-			t.Fatalf("%q: Next(%v) = %v is not after it", spec, from, next)
+			s, err := cron.Parse(spec, opts...)
+			if err != nil {
+				if !errors.Is(err, scheduler.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "cron: ") {
+					t.Fatalf("Parse(%q) error %q: want a \"cron: \" error wrapping ErrInvalidArgument", spec, err)
+				}
+				continue
+			}
+			if s.String() != spec {
+				t.Fatalf("String() = %q, want %q", s.String(), spec)
+			}
+			if next := s.Next(from); !next.IsZero() && !next.After(from) {
+				t.Fatalf("%q: Next(%v) = %v is not after it", spec, from, next)
+			}
 		}
 	})
 }
