@@ -42,7 +42,7 @@ type delayQueue struct {
 	onFineWait func()
 
 	// leader is the one worker in a timed wait for the head, or nil. A
-	// worker that finds a leader waits untimed in followers.
+	// worker that finds a leader waits untimed in followers.
 	leader    *worker
 	followers sync.Cond // L is &mu
 
@@ -81,7 +81,7 @@ const maxDelay = math.MaxInt64 >> 1
 // triggerTimeLocked returns the trigger time delay after now (JDK
 // triggerTime): a negative delay means now, and a huge one is kept within
 // MaxInt64 of the head's so that comparing by subtraction cannot overflow
-// (JDK overflowFree, R-3).
+// (JDK overflowFree).
 func (q *delayQueue) triggerTimeLocked(now, delay int64) int64 {
 	if delay < 0 {
 		delay = 0

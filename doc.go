@@ -43,24 +43,9 @@
 //
 // # Where things are
 //
-// One file per job, named after the JDK concept it holds:
-//
-//   - scheduler.go: the Scheduler, New, the scheduling calls, Remove, Purge, Queue.
-//   - callable.go: ScheduleCallable, SubmitCallable, InvokeAll, InvokeAny.
-//   - task.go: the scheduled task (JDK ScheduledFutureTask): its state machine and Future.
-//   - runcontext.go: the ctx a run is given, and the interrupt that cancels it.
-//   - delayqueue.go: the delay queue (JDK DelayedWorkQueue): offer, poll, remove, drain; its clock.
-//   - leader.go: take, the leader-follower wait, every wake-up of a waiting worker.
-//   - precise.go: WithPreciseTiming, the fine wait that ends a timed wait on time.
-//   - heap.go: the binary min-heap that keeps each task's heap index.
-//   - worker.go: the pool: a worker's life, its exit, the pool's size.
-//   - run.go: running one task: hooks, the body, panics, the periodic re-queue.
-//   - shutdown.go: Shutdown, ShutdownNow, termination.
-//   - idle.go: AwaitIdle, for tests on a manual clock.
-//   - options.go, policy.go: options and hooks; rejection and shutdown policies.
-//   - trigger.go: calendar schedules (Trigger, ScheduleWithTrigger, wall-clock time).
-//   - missed.go: CoalesceMissed, merging the runs of a task that are already due.
-//   - observe.go: RunInfo, CurrentRun and the Observe hook.
-//   - stats.go: Stats. clock.go: the Clock seam.
-//   - errors.go: the errors, PanicError, and the one recover guard.
+// One file per job, named after the JDK concept it holds; each file opens
+// with a comment saying what it owns. scheduler.go has the Scheduler and the
+// scheduling calls, nextrun.go the kinds of task and when each runs next,
+// run.go the running of one task, delayqueue.go, heap.go and leader.go the
+// queue and the wait on it.
 package scheduler

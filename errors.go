@@ -6,9 +6,8 @@ import (
 	"runtime/debug"
 )
 
-// Errors: the errors callers test with errors.Is, the PanicError a
-// recovered panic becomes, and the one recover guard every call of user
-// code other than a task body goes through.
+// Errors: the errors callers test with errors.Is, and the PanicError a
+// recovered panic becomes.
 
 // ErrInvalidArgument is wrapped by the error of every call given bad input:
 // [New] with poolSize < 1, a nil [Task] or [Callable], a period or delay <= 0
@@ -62,33 +61,4 @@ func (e *PanicError) Unwrap() error {
 		return err
 	}
 	return nil
-}
-
-// guard calls call and recovers a panic in it: the panic is logged at Error
-// (logPanic) and returned, and the calling goroutine survives. It is
-// the one recover for everything the scheduler calls on a user's behalf
-// except a task's body (callBody, which must also tell runtime.Goexit
-// apart): hooks, the decorator, the rejection policy. what names the
-// callee in the log ("BeforeExecute hook"); t, if not nil, the task.
-func (s *Scheduler) guard(what string, t *futureTask, call func()) (pe *PanicError) {
-	defer func() {
-		if r := recover(); r != nil {
-			pe = newPanicError(r)
-			s.logPanic(what, t, pe)
-		}
-	}()
-	call()
-	return nil
-}
-
-// logPanic logs a recovered panic at Error, always with the same fields:
-// the task's name (when there is a task), the panic value and the stack.
-func (s *Scheduler) logPanic(what string, t *futureTask, pe *PanicError) {
-	msg := "scheduler: " + what + " panicked"
-	if t == nil {
-		s.logger.Error(msg, "panic", pe.Value, "stack", string(pe.Stack))
-		return
-	}
-	s.logger.Error(msg, "task", t.logName(), "periodic", t.period != 0,
-		"panic", pe.Value, "stack", string(pe.Stack))
 }

@@ -8,6 +8,10 @@ package scheduler
 // inline so that sifts compare without loading the task: a sift touches only
 // the contiguous slice, which matters at a million pending tasks
 // (BenchmarkSchedule/pending=1M).
+//
+// The invariant: while t is queued, when and seq equal t.when and t.seq.
+// push copies them in; t.seq is set once, before the task is first queued,
+// and t.when only by setWhenLocked (nextrun.go), never while t is queued.
 type heapEntry struct {
 	when int64  // trigger time: clock nanoseconds since the scheduler's origin
 	seq  uint64 // submission order, the tie-break (JDK sequenceNumber)
@@ -15,10 +19,10 @@ type heapEntry struct {
 }
 
 // less orders entries by trigger time, then by sequence number: a total
-// order, so tasks due at the same instant run in submission order.
+// order, so tasks due at the same instant run in submission order.
 // Times are compared by subtraction, as the JDK does, so that trigger times
 // which wrapped past math.MaxInt64 still order correctly; overflowFree keeps
-// every queued time within MaxInt64 of the others.
+// every queued time within MaxInt64 of the others.
 func (x *heapEntry) less(y *heapEntry) bool {
 	if d := x.when - y.when; d != 0 {
 		return d < 0

@@ -3,7 +3,7 @@ package scheduler
 import "time"
 
 // The leader-follower wait: take, and every wake-up of a worker blocked in it
-// (JDK DelayedWorkQueue.take, R-20). It reads top to bottom: take, the two
+// (JDK DelayedWorkQueue.take). It reads top to bottom: take, the two
 // waits, the events that end them, and the check AwaitIdle makes on them.
 //
 // Workers with nothing due block in one of two ways:

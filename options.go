@@ -232,7 +232,7 @@ func (p MissedRunPolicy) String() string {
 }
 
 // WithMissedRuns sets the missed-run policy of a fixed-rate or trigger
-// task; it is ignored for one-shot and fixed-delay tasks. A value
+// task; it is ignored for one-shot and fixed-delay tasks. A value
 // other than CatchUpMissed and CoalesceMissed fails the submission with an
 // error wrapping ErrInvalidArgument, for every kind of task.
 func WithMissedRuns(p MissedRunPolicy) TaskOption {

@@ -73,7 +73,7 @@ func (discardOldestPolicy) Rejected(s *Scheduler, f ScheduledFuture) error {
 
 // reject hands t to the rejection policy (JDK reject) and makes sure its
 // future is not left pending: unless the policy ran it, queued it or
-// completed it, it is canceled.
+// completed it, it is canceled.
 func (s *Scheduler) reject(t *futureTask) (ScheduledFuture, error) {
 	s.rejected.Add(1)
 	f := t.face()

@@ -8,8 +8,9 @@ import (
 )
 
 // Running one task on a worker: the run-state check, the hooks around the
-// body, the body itself with its panic recovery, and the re-queue of a
-// periodic task (JDK ScheduledFutureTask.run, FutureTask.run/runAndReset,
+// body, the body itself with its panic recovery, the re-queue of a periodic
+// task (when it runs next is nextrun.go's), and the one recover guard every
+// other call of user code goes through (JDK ScheduledFutureTask.run, FutureTask.run/runAndReset,
 // and the beforeExecute/afterExecute calls of ThreadPoolExecutor.runWorker).
 
 // canRun says whether t may run in the current run state (JDK
@@ -23,7 +24,7 @@ func (s *Scheduler) canRun(t *futureTask) bool {
 	case st >= stateStop:
 		return false
 	}
-	if t.period != 0 {
+	if t.kind().periodic() {
 		return s.continuePeriodic.Load()
 	}
 	// t.when is read without q.mu: t is a one-shot task this goroutine took
@@ -41,9 +42,9 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 		return false
 	}
 	if t.loadState() != stateNew {
-		return false // canceled while queued: discarded, no hooks
+		return false // canceled while queued: discarded, no hooks
 	}
-	if t.isTrigger() && s.requeueIfEarly(t) {
+	if t.kind() == kindTrigger && s.requeueIfEarly(t) {
 		return false
 	}
 	if t.ext != nil && t.ext.coalesce {
@@ -51,7 +52,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	}
 	f := t.face()
 	if pe := s.beforeExecute(t, f); pe != nil {
-		// The JDK loses such a task; here its future fails.
+		// The JDK loses such a task; here its future fails.
 		if t.complete(pe) {
 			s.failed.Add(1)
 			s.panicked.Add(1)
@@ -74,11 +75,11 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	err, panicked := s.callBody(t, rec)
 	t.endRun()
 	switch {
-	case t.period == 0:
+	case t.kind() == kindOneShot:
 		t.complete(err)
 	case err != nil && !panicked && errors.Is(err, context.Canceled) && runState(s.stateA.Load()) >= stateStop:
 		// The run gave up because ShutdownNow canceled its ctx: the task
-		// ends canceled, as one that returned nil would, not failed.
+		// ends canceled, as one that returned nil would, not failed.
 		t.cancelState()
 	case err != nil && !t.continueOnError():
 		// JDK runAndReset: a failed run suppresses later runs.
@@ -154,7 +155,7 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 		r := recover()
 		if r == nil {
 			// runtime.Goexit: it cannot be stopped; record it, give the
-			// hooks the run as for any other failure, and let
+			// hooks the run as for any other failure, and let
 			// runWorker's deferred exit replace the worker.
 			t.complete(errGoexit)
 			s.failed.Add(1)
@@ -180,7 +181,7 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 // has no next time ends here, or fails if its trigger failed.
 func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	var next time.Time
-	if t.isTrigger() {
+	if t.kind() == kindTrigger {
 		var ok bool
 		if next, ok = s.nextTriggerTime(t); !ok {
 			return
@@ -189,7 +190,7 @@ func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	q := &s.q
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
-		t.when = s.nextRunTimeLocked(t, next)
+		t.setWhenLocked(s.nextRunTimeLocked(t, next))
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
 		q.mu.Unlock()
@@ -200,27 +201,31 @@ func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	t.cancelState()
 }
 
-// nextRunTimeLocked returns the trigger time of t's next run (JDK
-// setNextRunTime): for a trigger task next, the trigger's time, mapped onto
-// the monotonic clock with the pair of readings taken as the run began
-// (requeueIfEarly); for a fixed-rate task the previous due time plus the
-// period, drift-free, so a late task catches up; for a fixed-delay task
-// the delay from now. With jitter the nominal due time keeps the phase and
-// only the start moves.
-func (s *Scheduler) nextRunTimeLocked(t *futureTask, next time.Time) int64 {
-	q := &s.q
-	var due int64
-	switch {
-	case t.isTrigger():
-		t.ext.dueWall = next
-		return q.triggerTimeLocked(t.ext.clockMono, t.withJitter(int64(next.Sub(t.ext.clockWall))))
-	case t.period > 0:
-		due = t.due() + t.period
-	default:
-		due = q.triggerTimeLocked(q.now(), -t.period)
+// guard calls call and recovers a panic in it: the panic is logged at Error
+// (logPanic) and returned, and the calling goroutine survives. It is
+// the one recover for everything the scheduler calls on a user's behalf
+// except a task's body (callBody, which must also tell runtime.Goexit
+// apart): hooks, the decorator, the rejection policy. what names the
+// callee in the log ("BeforeExecute hook"); t, if not nil, the task.
+func (s *Scheduler) guard(what string, t *futureTask, call func()) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r)
+			s.logPanic(what, t, pe)
+		}
+	}()
+	call()
+	return nil
+}
+
+// logPanic logs a recovered panic at Error, always with the same fields:
+// the task's name (when there is a task), the panic value and the stack.
+func (s *Scheduler) logPanic(what string, t *futureTask, pe *PanicError) {
+	msg := "scheduler: " + what + " panicked"
+	if t == nil {
+		s.logger.Error(msg, "panic", pe.Value, "stack", string(pe.Stack))
+		return
 	}
-	if t.ext != nil && t.ext.jitter != 0 {
-		return q.triggerTimeLocked(due, t.withJitter(0))
-	}
-	return due
+	s.logger.Error(msg, "task", t.logName(), "periodic", t.kind().periodic(),
+		"panic", pe.Value, "stack", string(pe.Stack))
 }

@@ -149,11 +149,12 @@ func (s *Scheduler) setStateLocked(st runState) {
 	s.stateA.Store(int32(st))
 }
 
-// initTask fills in a new task: options, decorated body. face is the
-// *Future of a Callable, nil for a Task.
-func (s *Scheduler) initTask(t *futureTask, fn Task, period int64, kind taskKind, opts []TaskOption, face ScheduledFuture) error {
+// initTask fills in a new task of kind kind: its period field (span is the
+// period or delay of a periodic kind, see encodePeriod), options, decorated
+// body. face is the *Future of a Callable, nil for a Task.
+func (s *Scheduler) initTask(t *futureTask, fn Task, kind taskKind, span time.Duration, opts []TaskOption, face ScheduledFuture) error {
 	t.s = s
-	t.period = period
+	t.period = encodePeriod(kind, span)
 	t.heapIndex = -1
 	ext, err := newTaskExt(opts, face, kind)
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *Scheduler) delayedExecute(t *futureTask, delay time.Duration) (Schedule
 	// atomic on the hot path, and their order is the order of queueing.
 	t.seq = s.seq
 	s.seq++
-	t.when = q.triggerTimeLocked(now, t.withJitter(int64(delay)))
+	t.setWhenLocked(q.triggerTimeLocked(now, t.withJitter(int64(delay))))
 	if s.state == stateRunning && (s.maxQueueSize <= 0 || q.lenLocked() < s.maxQueueSize) {
 		q.offerLocked(t)
 		s.ensurePrestartLocked()
@@ -228,12 +229,14 @@ func (s *Scheduler) Schedule(task Task, delay time.Duration, opts ...TaskOption)
 	if task == nil {
 		return nil, fmt.Errorf("%w: Schedule: nil task", ErrInvalidArgument)
 	}
-	return s.schedule(task, delay, 0, kindOneShot, opts)
+	return s.schedule(task, kindOneShot, delay, 0, opts)
 }
 
-func (s *Scheduler) schedule(fn Task, delay time.Duration, period int64, kind taskKind, opts []TaskOption) (ScheduledFuture, error) {
+// schedule makes a task of kind kind (span as for initTask) and queues it
+// to run first after delay.
+func (s *Scheduler) schedule(fn Task, kind taskKind, delay, span time.Duration, opts []TaskOption) (ScheduledFuture, error) {
 	t := &futureTask{}
-	if err := s.initTask(t, fn, period, kind, opts, nil); err != nil {
+	if err := s.initTask(t, fn, kind, span, opts, nil); err != nil {
 		return nil, err
 	}
 	return s.delayedExecute(t, delay)
@@ -256,7 +259,7 @@ func (s *Scheduler) ScheduleAtFixedRate(task Task, initialDelay, period time.Dur
 	if period <= 0 {
 		return nil, fmt.Errorf("%w: ScheduleAtFixedRate: period %v <= 0", ErrInvalidArgument, period)
 	}
-	return s.schedule(task, initialDelay, int64(period), kindFixedRate, opts)
+	return s.schedule(task, kindFixedRate, initialDelay, period, opts)
 }
 
 // ScheduleWithFixedDelay runs task first after initialDelay, then again
@@ -270,7 +273,7 @@ func (s *Scheduler) ScheduleWithFixedDelay(task Task, initialDelay, delay time.D
 	if delay <= 0 {
 		return nil, fmt.Errorf("%w: ScheduleWithFixedDelay: delay %v <= 0", ErrInvalidArgument, delay)
 	}
-	return s.schedule(task, initialDelay, -int64(delay), kindFixedDelay, opts)
+	return s.schedule(task, kindFixedDelay, initialDelay, delay, opts)
 }
 
 // Execute runs task as soon as a worker is free (JDK execute): Schedule with

@@ -38,7 +38,7 @@ func (s *Scheduler) onShutdownLocked() {
 	now := s.q.now()
 	s.q.filterLocked(func(t *futureTask) bool {
 		var drop bool
-		if t.period != 0 {
+		if t.kind().periodic() {
 			drop = !keepPeriodic
 		} else {
 			drop = !keepDelayed && t.when-now > 0

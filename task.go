@@ -3,8 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -112,7 +110,7 @@ const (
 
 // task is the scheduled task (JDK ScheduledFutureTask): the state machine,
 // the heap key and the outcome. One object lives for a task's whole life; a
-// periodic task is re-queued, never copied. A plain Task's future is
+// periodic task is re-queued, never copied. A plain Task's future is
 // the *futureTask itself; a Callable's is the *Future that embeds it.
 //
 // The struct is kept small (it is most of the memory of a pending task): the
@@ -120,8 +118,8 @@ const (
 type futureTask struct {
 	s      *Scheduler
 	fn     Task   // the decorated body; set once at creation
-	when   int64  // trigger time in clock nanoseconds since s.origin; s.q.mu (written only under it, before each (re-)queue)
-	period int64  // > 0 fixed rate, periodTrigger a trigger task, other < 0 fixed delay, 0 one-shot (JDK period)
+	when   int64  // trigger time in clock nanoseconds since s.origin; s.q.mu; written only by setWhenLocked, never while queued
+	period int64  // the kind, and the period or delay, encoded as the JDK does (nextrun.go: encodePeriod, kind); set once at creation
 	seq    uint64 // tie-break for equal trigger times: per scheduler, set once under s.q.mu when first queued (JDK sequenceNumber)
 
 	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
@@ -129,39 +127,6 @@ type futureTask struct {
 
 	aux atomic.Pointer[taskAux] // created on first Done/Wait, first use of the run ctx, or a failure
 	ext *taskExt                // optional, immutable after creation
-}
-
-// periodTrigger is the period of a trigger task: Trigger.Next, not a
-// period, says when it runs next. No fixed delay is this long.
-const periodTrigger = math.MinInt64
-
-// isTrigger reports whether t was made by ScheduleWithTrigger.
-func (t *futureTask) isTrigger() bool { return t.period == periodTrigger }
-
-// due returns the nominal due time of t's next run, before its jitter
-// when less this run's offset. q.mu.
-func (t *futureTask) due() int64 {
-	if t.ext == nil {
-		return t.when
-	}
-	return t.when - t.ext.offset
-}
-
-// withJitter returns delay (clamped at 0, as the JDK's triggerTime does)
-// plus a fresh random offset in [0, jitter) for the run being queued, and
-// records the offset; it saturates at MaxInt64. q.mu, as it writes the
-// offset. Without WithJitter it returns delay as it is.
-func (t *futureTask) withJitter(delay int64) int64 {
-	if t.ext == nil || t.ext.jitter == 0 {
-		return delay
-	}
-	delay = max(delay, 0)
-	off := rand.Int64N(t.ext.jitter)
-	t.ext.offset = off
-	if d := delay + off; d >= delay {
-		return d
-	}
-	return math.MaxInt64
 }
 
 // taskExt holds what only some tasks have. The fields above the line are
@@ -180,7 +145,7 @@ type taskExt struct {
 	dueWall time.Time // a trigger task's due time, exactly as Next returned it
 
 	// Per run of a trigger task, written and read only by the worker
-	// running it (missed.go, trigger.go): the trigger's next time if
+	// running it (nextrun.go): the trigger's next time if
 	// CoalesceMissed already asked for it, and the clock's monotonic and
 	// wall readings taken together as the run began.
 	lookahead triggerLookahead
@@ -210,7 +175,8 @@ var closedChan = func() chan struct{} {
 
 func (t *futureTask) loadState() taskState { return taskState(t.state.Load() & stateMask) }
 
-// face returns the ScheduledFuture value the scheduling call returned (R-8a).
+// face returns the ScheduledFuture value the scheduling call returned: the
+// *Future[T] of a callable, else the task itself.
 func (t *futureTask) face() ScheduledFuture {
 	if t.ext != nil && t.ext.face != nil {
 		return t.ext.face
@@ -367,7 +333,7 @@ func (t *futureTask) IsCanceled() bool { return t.loadState() == stateCanceled }
 func (t *futureTask) IsDone() bool { return t.loadState() > stateCompleting }
 
 // IsPeriodic implements [ScheduledFuture] (JDK isPeriodic).
-func (t *futureTask) IsPeriodic() bool { return t.period != 0 }
+func (t *futureTask) IsPeriodic() bool { return t.kind().periodic() }
 
 // Delay implements [ScheduledFuture] (JDK getDelay).
 func (t *futureTask) Delay() time.Duration {
@@ -482,13 +448,7 @@ func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskEx
 	if tc.jitter < 0 {
 		return nil, fmt.Errorf("%w: WithJitter: max %v < 0", ErrInvalidArgument, tc.jitter)
 	}
-	coalesce := false
-	switch kind {
-	case kindFixedRate:
-		coalesce = tc.missedSet && tc.missed == CoalesceMissed
-	case kindTrigger:
-		coalesce = !tc.missedSet || tc.missed == CoalesceMissed
-	}
+	coalesce := kind.coalescesMissed(&tc)
 	if tc.name == "" && !tc.continueOnError && face == nil && !coalesce && tc.jitter == 0 && kind != kindTrigger {
 		return nil, nil
 	}
@@ -504,14 +464,3 @@ func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskEx
 	}
 	return ext, nil
 }
-
-// taskKind is what a scheduling call makes: it decides the defaults of the
-// task options.
-type taskKind uint8
-
-const (
-	kindOneShot taskKind = iota
-	kindFixedRate
-	kindFixedDelay
-	kindTrigger
-)

@@ -46,7 +46,7 @@ func (s *Scheduler) addWorkerLocked() {
 
 // ensurePrestartLocked starts a worker if the pool is below its core size:
 // one per queued task until the pool is full (JDK ensurePrestart). A
-// scheduler that never had a task owns no goroutine.
+// scheduler that never had a task owns no goroutine.
 func (s *Scheduler) ensurePrestartLocked() {
 	if len(s.workers) < s.corePoolSize && s.canAddWorkerLocked() {
 		s.addWorkerLocked()

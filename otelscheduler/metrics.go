@@ -84,7 +84,7 @@ func outcomeOf(err error) outcome {
 }
 
 // lateness is the scheduler's own start lateness of a run, Started - Due -
-// Jitter, at least 0: a run that the wall clock started early (a
+// Jitter, at least 0: a run that the wall clock started early (a
 // trigger task after the clock was stepped) is on time, not negative late,
 // and histograms take no negative values.
 func lateness(r scheduler.RunInfo) time.Duration {

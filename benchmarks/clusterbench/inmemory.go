@@ -9,7 +9,7 @@ import (
 
 // inMemoryLateness runs the stream on one in-memory scheduler.Scheduler,
 // with nothing stored: the noise floor of this machine, and the first term
-// of R-30's "in-memory scheduler plus one Redis round trip".
+// of the target's "in-memory scheduler plus one Redis round trip".
 func inMemoryLateness(w workload) ([]time.Duration, time.Duration, error) {
 	rec := newRecorder(w.rate * w.seconds)
 	s, err := scheduler.New(16)

@@ -9,7 +9,7 @@ import (
 )
 
 // rttProbe measures Redis round trips (PING) every 5 ms while a pass runs:
-// the second term of R-30's "in-memory scheduler plus one Redis round trip".
+// the second term of the target's "in-memory scheduler plus one Redis round trip".
 type rttProbe struct {
 	stop chan struct{}
 	done sync.WaitGroup
