@@ -1,6 +1,15 @@
 package cluster
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-stpe/scheduler"
+)
+
+// Errors: the sentinels callers test with errors.Is, the causes a run's ctx
+// is canceled with, and the one shape of every error the package makes,
+// "cluster: what: why".
 
 // ErrIDConflict is wrapped (together with scheduler.ErrInvalidArgument) by
 // the error of Node.Schedule when the caller's ID already names a different
@@ -13,6 +22,11 @@ var ErrIDConflict = errors.New("cluster: task ID already used by a different tas
 // started or stopped; a Node runs once, like a scheduler.Scheduler.
 var ErrStopped = errors.New("cluster: node already started or stopped")
 
+// ErrTaskTimeout is the cause a run's ctx is canceled with when its time
+// limit (WithTaskTimeout) passes, and is wrapped by the error recorded for
+// that run (Info.LastError holds its text).
+var ErrTaskTimeout = errors.New("cluster: handler time limit passed")
+
 // errLeaseLost is the cause a run's ctx is canceled with when its lease was
 // taken away (it expired, or the task was canceled).
 var errLeaseLost = errors.New("cluster: lease lost (it expired, or the task was canceled)")
@@ -24,3 +38,25 @@ var errHandBack = errors.New("cluster: node stopping, task handed back")
 // errKilled is the cause a run's ctx is canceled with by Node.StopNow: the
 // task is left to its lease.
 var errKilled = errors.New("cluster: node stopped now, task left to its lease")
+
+// errDeadline is returned by a Redis call on the lease path that did not
+// answer within its deadline (bounded); its outcome is unknown.
+var errDeadline = errors.New("no answer within the lease deadline")
+
+// invalidError is bad input: "cluster: what: why", wrapping
+// scheduler.ErrInvalidArgument.
+type invalidError struct{ what, why string }
+
+func (e *invalidError) Error() string { return "cluster: " + e.what + ": " + e.why }
+
+func (e *invalidError) Unwrap() error { return scheduler.ErrInvalidArgument }
+
+// invalid returns an invalidError whose why is format with args.
+func invalid(what, format string, args ...any) error {
+	return &invalidError{what: what, why: fmt.Sprintf(format, args...)}
+}
+
+// failed returns "cluster: what: err", wrapping err.
+func failed(what string, err error) error {
+	return fmt.Errorf("cluster: %s: %w", what, err)
+}

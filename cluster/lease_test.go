@@ -44,7 +44,8 @@ func TestStopNowLeavesTaskToItsLeaseThenAnotherNodeRunsIt(t *testing.T) {
 	start(t, b)
 	got := recv(t, ranB, 10*time.Second, "the run on B after A's lease expired")
 	assert.Equal(t, id, got.ID)
-	assert.Equal(t, 1, got.Attempt, "the lost run counts as an attempt")
+	assert.Equal(t, 0, got.Attempt, "a lost run uses up no retry")
+	assert.Equal(t, 1, got.Lost, "the lost run is counted as lost")
 	waitFor(t, 5*time.Second, "the task to complete", func() bool { return counts(t, b) == cluster.Counts{} })
 }
 
@@ -154,9 +155,9 @@ func TestCancelOfARunningTaskCancelsItsCtxAndDropsItsOutcome(t *testing.T) {
 	id, err := a.Schedule(context.Background(), "k", nil, time.Now())
 	require.NoError(t, err)
 	recv(t, started, 10*time.Second, "the run")
-	ok, err := a.Cancel(context.Background(), id)
+	c, err := a.Cancel(context.Background(), id)
 	require.NoError(t, err)
-	assert.True(t, ok)
+	assert.Equal(t, cluster.Cancellation{Removed: true, WasRunning: true}, c)
 	require.NoError(t, a.Stop(context.Background()))
 	assert.Equal(t, cluster.Counts{}, counts(t, a), "the failed outcome was not recorded as a retry")
 	assert.Empty(t, started)

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"slices"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Preferred claimers. Every node in whose window a task falls could claim
@@ -24,7 +26,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	ms, err := n.st.members(ctx, n.name, n.cfg.lease)
 	if err != nil {
 		if ctx.Err() == nil {
-			n.cfg.logger.Warn("cluster: membership renewal failed", "err", err)
+			n.cfg.logger.Warn("cluster: membership: renewal failed", "err", err)
 		}
 		return
 	}
@@ -62,12 +64,22 @@ func (n *Node) preferredLocked(id string) bool {
 	return best == n.name
 }
 
-// dropClaimed removes a task another node has claimed from the window.
-func (n *Node) dropClaimed(id string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if e := n.loaded[id]; e != nil {
-		e.fut.Cancel(false)
-		delete(n.loaded, id)
-	}
+// membersScript renews a node's membership and returns the live nodes, or,
+// with a zero time to live, removes it. KEYS: nodes. ARGV: name, time to
+// live (µs).
+var membersScript = redis.NewScript(luaNow + `
+local t = tonumber(now())
+if ARGV[2] == '0' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return {}
+end
+redis.call('ZADD', KEYS[1], string.format('%.0f', t + tonumber(ARGV[2])), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', t))
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`)
+
+// members renews name's membership for ttl and returns the live nodes;
+// a zero ttl removes it.
+func (s store) members(ctx context.Context, name string, ttl time.Duration) ([]string, error) {
+	return membersScript.Run(ctx, s.rdb, []string{s.nodes()}, name, ttl.Microseconds()).StringSlice()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,9 +30,12 @@ type Node struct {
 	seq   atomic.Uint64 // numbers the claim tokens
 	sched *scheduler.Scheduler
 
-	mu        sync.Mutex // guards state, handlers, periodics, loaded, running, more and members
+	// mu guards state, handlers, periodics, loaded, running (and each
+	// run's expires), more and members. It is never held across a call
+	// into sched, Redis or a handler.
+	mu        sync.Mutex
 	state     nodeState
-	handlers  map[string]Handler
+	handlers  map[string]kindHandler
 	periodics []*periodic
 	loaded    map[string]*entry // tasks in the window waiting in sched, by ID
 	running   map[string]*run   // tasks this node holds a claim on, by ID
@@ -47,6 +49,13 @@ type Node struct {
 	hbCancel  context.CancelFunc // ends the heartbeat loop
 	hb        sync.WaitGroup     // the heartbeat loop
 	kick      chan struct{}      // asks the sweep loop for a sweep now
+	calls     sync.WaitGroup     // Redis calls on the lease path still running (bounded)
+}
+
+// kindHandler is the handler of one kind and its settings.
+type kindHandler struct {
+	fn      Handler
+	timeout time.Duration // 0: the node's WithTaskTimeout
 }
 
 type nodeState int
@@ -58,31 +67,27 @@ const (
 	stateStopped
 )
 
-// entry is a task of the window, waiting in the node's scheduler.
+// entry is a task of the window, waiting in the node's scheduler. Its
+// identity (the pointer) tells a current entry from a replaced one.
 type entry struct {
-	due int64 // µs; the claim expects the task due no later than this
-	fut scheduler.ScheduledFuture
-}
-
-// run is a task this node has claimed.
-type run struct {
-	token  string
-	cancel context.CancelCauseFunc
+	due int64                     // µs; the claim expects the task due no later than this
+	fut scheduler.ScheduledFuture // set once scheduled; guarded by Node.mu
 }
 
 // New returns a Node that keeps its tasks in rdb (a *redis.Client, a
 // *redis.ClusterClient or any redis.UniversalClient). It starts nothing: a
-// node that only schedules need not be started. nil rdb or a bad option is
-// an error wrapping scheduler.ErrInvalidArgument.
+// node that only schedules need not be started. nil rdb, a nil option or
+// a bad option is an error wrapping scheduler.ErrInvalidArgument.
 func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if rdb == nil {
-		return nil, invalid("nil Redis client")
+		return nil, invalid("New", "nil Redis client")
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+		if o == nil {
+			return nil, invalid("New", "nil option")
 		}
+		o.apply(&cfg)
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -101,14 +106,14 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		st:       store{rdb: rdb, prefix: cfg.prefix},
 		name:     randomID()[:12],
 		sched:    sched,
-		handlers: make(map[string]Handler),
+		handlers: make(map[string]kindHandler),
 		loaded:   make(map[string]*entry),
 		running:  make(map[string]*run),
 		kick:     make(chan struct{}, 1),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
 	if c, ok := rdb.(*redis.Client); ok && c.Options().PoolSize < cfg.concurrency+4 {
-		cfg.logger.Warn("cluster: the Redis client's pool is smaller than the concurrency plus 4; heartbeats may queue behind claims and leases expire",
+		cfg.logger.Warn("cluster: New: the Redis client's pool is smaller than the concurrency plus 4; renewals may queue behind claims and leases expire",
 			"pool", c.Options().PoolSize, "concurrency", cfg.concurrency)
 	}
 	return n, nil
@@ -118,96 +123,53 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 // River's AddWorker). Register every kind before scheduling it; a node
 // claims only the kinds it handles, so nodes of a rolling deploy may differ.
 // A nil h, an empty kind, one with white space, longer than 200 bytes or
-// starting with "@" (kept for periodic tasks), or a kind already registered
-// is an error wrapping scheduler.ErrInvalidArgument.
-func (n *Node) Handle(kind string, h Handler) error {
+// starting with "@" (kept for periodic tasks), a kind already registered,
+// a nil option or a negative time limit is an error wrapping
+// scheduler.ErrInvalidArgument. WithTaskTimeout sets the kind's time limit.
+func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
+	what := "handle " + kind
 	if err := validKind(kind); err != nil {
 		return err
 	}
 	if strings.HasPrefix(kind, "@") {
-		return invalid("kind %q: the @ prefix is kept for periodic tasks", kind)
+		return invalid(what, "the @ prefix is kept for periodic tasks")
 	}
 	if h == nil {
-		return invalid("nil handler for kind %q", kind)
+		return invalid(what, "nil handler")
+	}
+	kh, err := newKindHandler(what, h, opts)
+	if err != nil {
+		return err
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if _, dup := n.handlers[kind]; dup {
-		return invalid("kind %q already has a handler", kind)
+		return invalid(what, "kind already has a handler")
 	}
-	n.handlers[kind] = h
+	n.handlers[kind] = kh
 	return nil
+}
+
+// newKindHandler applies opts to h.
+func newKindHandler(what string, h Handler, opts []HandleOption) (kindHandler, error) {
+	var hc handleConfig
+	for _, o := range opts {
+		if o == nil {
+			return kindHandler{}, invalid(what, "nil option")
+		}
+		o.applyHandle(&hc)
+	}
+	if hc.timeout < 0 {
+		return kindHandler{}, invalid(what, "task timeout %v < 0", hc.timeout)
+	}
+	return kindHandler{fn: h, timeout: hc.timeout}, nil
 }
 
 func validKind(kind string) error {
 	if kind == "" || len(kind) > 200 || strings.ContainsFunc(kind, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
-		return invalid("kind %q: want 1 to 200 bytes without white space", kind)
+		return invalid("kind "+strconv.Quote(kind), "want 1 to 200 bytes without white space")
 	}
 	return nil
-}
-
-// Schedule stores a task of kind with payload, due at due, and returns its
-// ID once Redis has it (asynq's Client.Enqueue with ProcessAt, River's
-// Insert with ScheduledAt). One node that handles kind runs it at due.
-//
-// A due time in the past means now: the task is stored and runs at once.
-// The zero time, a kind with no handler on this node, or a payload beyond
-// WithMaxPayload is an error wrapping scheduler.ErrInvalidArgument, and
-// nothing is stored. With WithID, scheduling the same task again is a no-op
-// that returns nil, and a different task under that ID is ErrIDConflict.
-// A Redis error is returned as it is; the task may or may not be stored
-// then, so retry with WithID to be sure of exactly one.
-func (n *Node) Schedule(ctx context.Context, kind string, payload []byte, due time.Time, opts ...ScheduleOption) (string, error) {
-	sc := scheduleConfig{maxRetries: n.cfg.maxRetries}
-	for _, o := range opts {
-		if o != nil {
-			o(&sc)
-		}
-	}
-	if err := validKind(kind); err != nil {
-		return "", err
-	}
-	if strings.HasPrefix(kind, "@") {
-		return "", invalid("kind %q: the @ prefix is kept for periodic tasks", kind)
-	}
-	n.mu.Lock()
-	_, known := n.handlers[kind]
-	n.mu.Unlock()
-	if !known {
-		return "", invalid("unknown kind %q: register its handler with Handle first", kind)
-	}
-	return n.store(ctx, kind, payload, due, sc)
-}
-
-// store validates and stores a task, and offers it to this node's window.
-func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (string, error) {
-	switch {
-	case len(payload) > n.cfg.maxPayload:
-		return "", invalid("payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
-	case due.IsZero():
-		return "", invalid("zero due time")
-	case sc.maxRetries < 0:
-		return "", invalid("max retries %d < 0", sc.maxRetries)
-	case len(sc.id) > 512:
-		return "", invalid("task ID of %d bytes exceeds 512", len(sc.id))
-	}
-	fixed := sc.id != ""
-	id := sc.id
-	if !fixed {
-		id = randomID()
-	}
-	dueUS := due.UnixMicro()
-	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed)
-	if err != nil {
-		return "", fmt.Errorf("cluster: schedule %s: %w", kind, err)
-	}
-	switch res {
-	case "conflict":
-		return "", fmt.Errorf("cluster: schedule %s as %q: %w: %w", kind, id, ErrIDConflict, scheduler.ErrInvalidArgument)
-	case "created", "exists":
-		n.offer(id, kind, dueUS)
-	}
-	return id, nil
 }
 
 // Start starts running tasks: it subscribes to the store's events, loads
@@ -224,13 +186,13 @@ func (n *Node) Start(ctx context.Context) error {
 	n.mu.Unlock()
 	if err := n.st.loadScripts(ctx); err != nil {
 		n.abortStart()
-		return fmt.Errorf("cluster: start: %w", err)
+		return failed("start", err)
 	}
 	ps := n.st.rdb.Subscribe(ctx, n.st.channel())
 	if _, err := ps.Receive(ctx); err != nil {
 		_ = ps.Close()
 		n.abortStart()
-		return fmt.Errorf("cluster: start: subscribe: %w", err)
+		return failed("start: subscribe", err)
 	}
 	n.refreshMembers(ctx)
 	bg, cancel := context.WithCancel(context.Background())
@@ -300,24 +262,28 @@ func (n *Node) StopNow() {
 // should stop it; a node never started is stopped at once.
 func (n *Node) beginStop() bool {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch n.state {
+	state := n.state
+	switch state {
 	case stateNew:
 		n.state = stateStopped
-		n.sched.Shutdown()
-		n.runCancel(errKilled)
-		return false
 	case stateStarted:
 		n.state = stateStopping
-		return true
 	}
-	return false
+	n.mu.Unlock()
+	if state == stateNew {
+		n.sched.Shutdown()
+		n.runCancel(errKilled)
+	}
+	return state == stateStarted
 }
 
+// endStop ends the heartbeat once no run is left, and waits for the Redis
+// calls on the lease path that missed their deadline to return.
 func (n *Node) endStop() {
 	n.hbCancel()
 	n.hb.Wait()
 	n.runCancel(errKilled)
+	n.calls.Wait()
 	n.mu.Lock()
 	n.state = stateStopped
 	clear(n.loaded)

@@ -100,11 +100,12 @@ func TestTaskFailingPastItsRetriesIsDeadWithLastError(t *testing.T) {
 	assert.Equal(t, 3, info.Attempt, "first run and two retries")
 	assert.Equal(t, int32(3), runs.Load())
 	assert.Contains(t, info.LastError, "boom", "a panic is the last error")
+	assert.Contains(t, info.LastError, "runtime/debug.Stack", "with its stack")
 	assert.Equal(t, []byte("p"), info.Payload)
 
-	ok, err = n.Cancel(context.Background(), id)
+	c, err := n.Cancel(context.Background(), id)
 	require.NoError(t, err)
-	assert.True(t, ok, "Cancel removes a dead task")
+	assert.Equal(t, cluster.Cancellation{Removed: true}, c, "Cancel removes a dead task")
 	assert.Equal(t, cluster.Counts{}, counts(t, n))
 }
 
@@ -121,22 +122,24 @@ func TestCancelRemovesStoredTaskAndItNeverRuns(t *testing.T) {
 	now := time.Now()
 	far, err := n.Schedule(ctx, "k", []byte("far"), now.Add(time.Hour))
 	require.NoError(t, err)
-	near, err := n.Schedule(ctx, "k", []byte("canceled"), now.Add(150*time.Millisecond))
+	// Seconds of margin: the two Cancels below must come before near's
+	// due time even on a loaded machine.
+	near, err := n.Schedule(ctx, "k", []byte("canceled"), now.Add(3*time.Second))
 	require.NoError(t, err)
-	_, err = n.Schedule(ctx, "k", []byte("later"), now.Add(300*time.Millisecond))
+	_, err = n.Schedule(ctx, "k", []byte("later"), now.Add(3200*time.Millisecond))
 	require.NoError(t, err)
 
 	for _, id := range []string{far, near} {
-		ok, err := n.Cancel(ctx, id)
+		c, err := n.Cancel(ctx, id)
 		require.NoError(t, err)
-		assert.True(t, ok)
-		_, ok, err = n.Get(ctx, id)
+		assert.Equal(t, cluster.Cancellation{Removed: true}, c)
+		_, ok, err := n.Get(ctx, id)
 		require.NoError(t, err)
 		assert.False(t, ok, "canceled task still stored")
 	}
-	ok, err := n.Cancel(ctx, near)
+	c, err := n.Cancel(ctx, near)
 	require.NoError(t, err)
-	assert.False(t, ok, "a second Cancel finds nothing")
+	assert.Equal(t, cluster.Cancellation{}, c, "a second Cancel finds nothing")
 
 	assert.Equal(t, "later", recv(t, ran, 10*time.Second, "the task after the canceled one"))
 	assert.Empty(t, ran)

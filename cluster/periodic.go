@@ -40,28 +40,34 @@ type periodic struct {
 // like any task, and may then overlap the next occurrence.
 //
 // Declare it before Start. A nil trigger or handler, a name with white
-// space or longer than 200 bytes, or a name already declared is an error
-// wrapping scheduler.ErrInvalidArgument.
-func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler) error {
+// space or longer than 200 bytes, a name already declared, a nil option or
+// a negative time limit is an error wrapping scheduler.ErrInvalidArgument.
+// WithTaskTimeout sets the time limit of its runs.
+func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...HandleOption) error {
+	what := "periodic " + name
 	if err := validKind(name); err != nil {
 		return err
 	}
 	if trig == nil {
-		return invalid("nil trigger for periodic task %q", name)
+		return invalid(what, "nil trigger")
 	}
 	if h == nil {
-		return invalid("nil handler for periodic task %q", name)
+		return invalid(what, "nil handler")
+	}
+	kh, err := newKindHandler(what, h, opts)
+	if err != nil {
+		return err
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.state != stateNew {
-		return invalid("periodic task %q declared after Start", name)
+		return invalid(what, "declared after Start")
 	}
 	kind := periodicKind(name)
 	if _, dup := n.handlers[kind]; dup {
-		return invalid("periodic task %q already declared", name)
+		return invalid(what, "already declared")
 	}
-	n.handlers[kind] = h
+	n.handlers[kind] = kh
 	n.periodics = append(n.periodics, &periodic{name: name, trig: trig})
 	return nil
 }
@@ -96,7 +102,7 @@ func (n *Node) createOccurrences(ctx context.Context) {
 			sc := scheduleConfig{id: OccurrenceID(p.name, due), maxRetries: n.cfg.maxRetries}
 			if _, err := n.store(ctx, periodicKind(p.name), nil, due, sc); err != nil {
 				if ctx.Err() == nil {
-					n.cfg.logger.Warn("cluster: storing a periodic occurrence failed", "name", p.name, "due", due, "err", err)
+					n.cfg.logger.Warn("cluster: periodic: storing an occurrence failed", "name", p.name, "due", due, "err", err)
 				}
 				break // tried again on the next sweep
 			}

@@ -87,6 +87,7 @@ func TestPeriodicOccurrenceLostWithItsNodeRunsElsewhere(t *testing.T) {
 	a.StopNow() // A dies mid-run
 	again := recv(t, ranB, 10*time.Second, "the occurrence on B")
 	assert.Equal(t, got.ID, again.ID)
-	assert.Equal(t, 1, again.Attempt)
+	assert.Equal(t, 0, again.Attempt)
+	assert.Equal(t, 1, again.Lost)
 	waitFor(t, 5*time.Second, "the occurrence to complete", func() bool { return counts(t, b) == cluster.Counts{} })
 }

@@ -83,7 +83,7 @@ func replicaMain(role string) int {
 		if err := rdb.RPush(ctx, prefix+":started", pid).Err(); err != nil {
 			return err
 		}
-		if t.Attempt == 0 {
+		if t.Attempt+t.Lost == 0 {
 			<-ctx.Done()
 			return ctx.Err()
 		}

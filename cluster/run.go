@@ -4,168 +4,136 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
+
+	"github.com/go-stpe/scheduler"
 )
 
-// run runs a task this node has just claimed and records the outcome.
-func (n *Node) run(id, token string, c claimed) {
+// Running a claimed task: the handler's call, its time limit, and which
+// outcome is recorded (outcome.go writes it).
+
+// run is a task this node has claimed and is running.
+type run struct {
+	token  string
+	cancel context.CancelCauseFunc
+	// expires is a lower bound of the lease's expiry on the monotonic
+	// clock: when the claim or the last successful renewal was sent,
+	// plus the lease. Guarded by Node.mu.
+	expires time.Time
+}
+
+// timeoutGrace is how long a handler past its time limit may take to
+// return before the node stops renewing its lease and records the failed
+// attempt itself: a tenth of the lease.
+func (n *Node) timeoutGrace() time.Duration { return n.cfg.lease / 10 }
+
+// run runs a task this node has just claimed (the claim was sent at sent)
+// and records the outcome.
+func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	n.mu.Lock()
-	h := n.handlers[c.kind]
-	if n.state != stateStarted || h == nil {
+	h, ok := n.handlers[c.kind]
+	if n.state != stateStarted || !ok {
 		// Stopping (a claimed task not yet started goes back at
 		// once), or the ID now names a kind this node does not handle.
 		n.mu.Unlock()
-		n.record(id, "release", func(ctx context.Context) error {
-			_, err := n.st.release(ctx, id, token)
-			return err
-		})
+		n.release(id, token, sent.Add(n.cfg.lease))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(n.runCtx)
-	n.running[id] = &run{token: token, cancel: cancel}
+	defer cancel(nil)
+	r := &run{token: token, cancel: cancel, expires: sent.Add(n.cfg.lease)}
+	n.running[id] = r
 	n.mu.Unlock()
 
-	runErr := callHandler(ctx, h, Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt})
+	limit := h.timeout
+	if limit == 0 {
+		limit = n.cfg.taskTimeout
+	}
+	var watchdog *time.Timer
+	abandoned := make(chan struct{})
+	if limit > 0 {
+		timeout := fmt.Errorf("cluster: run %s: %w after %v", id, ErrTaskTimeout, limit)
+		limitTimer := time.AfterFunc(limit, func() { cancel(timeout) })
+		defer limitTimer.Stop()
+		watchdog = time.AfterFunc(limit+n.timeoutGrace(), func() {
+			defer close(abandoned)
+			n.cfg.logger.Warn("cluster: run: handler still running past its time limit and grace; its attempt is recorded as failed",
+				"id", id, "kind", c.kind, "limit", limit)
+			n.fail(id, token, c, timeout, n.forget(id, r))
+		})
+	}
 
-	n.mu.Lock()
-	delete(n.running, id)
-	n.mu.Unlock()
+	runErr := callHandler(ctx, h.fn, Task{ID: id, Kind: c.kind, Payload: c.payload,
+		Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost})
+
+	if watchdog != nil && !watchdog.Stop() {
+		// The watchdog recorded the run as failed; this late result
+		// is dropped.
+		<-abandoned
+		return
+	}
+	expires := n.forget(id, r)
 	cause := context.Cause(ctx)
 	if ctx.Err() == nil {
 		cause = nil
 	}
-	cancel(nil)
-
 	switch {
 	case errors.Is(cause, errLeaseLost):
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
-		n.cfg.logger.Warn("cluster: run lost its lease; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
+		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
 	case runErr == nil:
-		n.record(id, "complete", func(ctx context.Context) error {
-			_, err := n.st.complete(ctx, id, token, n.cfg.retention)
-			return err
-		})
+		n.complete(id, token, expires)
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
 	case errors.Is(cause, errHandBack):
-		n.record(id, "release", func(ctx context.Context) error {
-			_, err := n.st.release(ctx, id, token)
-			return err
-		})
+		n.release(id, token, expires)
+	case errors.Is(cause, ErrTaskTimeout):
+		n.fail(id, token, c, cause, expires)
 	default:
-		retry := n.cfg.clock.Now().Add(n.cfg.backoff(c.attempt + 1)).UnixMicro()
-		n.record(id, "fail", func(ctx context.Context) error {
-			res, err := n.st.fail(ctx, id, token, runErr.Error(), retry)
-			if res == "dead" {
-				n.cfg.logger.Error("cluster: task dead after its last retry", "id", id, "kind", c.kind, "attempts", c.attempt+1, "err", runErr)
-			}
-			return err
-		})
+		n.fail(id, token, c, runErr, expires)
 	}
 }
 
-// callHandler runs h, turning a panic into an error.
+// forget stops renewing r's lease and returns its expiry as last known.
+func (n *Node) forget(id string, r *run) time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.running[id] == r {
+		delete(n.running, id)
+	}
+	return r.expires
+}
+
+// cancelRun cancels the ctx of this node's run of id, if any: the task was
+// canceled.
+func (n *Node) cancelRun(id string) {
+	n.mu.Lock()
+	r := n.running[id]
+	n.mu.Unlock()
+	if r != nil {
+		r.cancel(errLeaseLost)
+	}
+}
+
+// callHandler runs h, turning a panic into an error that wraps a
+// *scheduler.PanicError holding the panic value and the stack.
 func callHandler(ctx context.Context, h Handler, t Task) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("cluster: handler panicked: %v", v)
+			err = fmt.Errorf("cluster: run %s: handler panicked: %w", t.ID, &scheduler.PanicError{Value: v, Stack: debug.Stack()})
 		}
 	}()
 	return h(ctx, t)
 }
 
-// record writes a run's outcome, retrying while Redis is unreachable for up
-// to a lease: past that the lease has expired and the reaper has the task,
-// so it runs again (delivery is at least once).
-func (n *Node) record(id, what string, f func(context.Context) error) {
-	deadline := time.Now().Add(n.cfg.lease)
-	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		err := f(ctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().Add(wait).After(deadline) {
-			n.cfg.logger.Error("cluster: could not record a run; the lease will return the task", "id", id, "op", what, "err", err)
-			return
-		}
-		time.Sleep(wait)
+// errorText is the text a failed run records as the task's last error: the
+// error's message, and for a panic the stack too.
+func errorText(err error) string {
+	var pe *scheduler.PanicError
+	if errors.As(err, &pe) {
+		return err.Error() + "\n" + string(pe.Stack)
 	}
-}
-
-// heartbeatLoop renews the leases of the running tasks every third of a
-// lease, and cancels the ctx of a run whose lease is lost.
-func (n *Node) heartbeatLoop(ctx context.Context) {
-	defer n.hb.Done()
-	every(ctx, n.cfg.lease/3, nil, func() { n.heartbeat(ctx) })
-}
-
-// heartbeat is one round of heartbeatLoop.
-func (n *Node) heartbeat(ctx context.Context) {
-	n.mu.Lock()
-	held := make(map[string]string, len(n.running))
-	for id, r := range n.running {
-		held[id] = r.token
-	}
-	n.mu.Unlock()
-	if len(held) == 0 {
-		return
-	}
-	lost, err := n.st.extend(ctx, n.cfg.lease, held)
-	if err != nil {
-		if ctx.Err() == nil {
-			n.cfg.logger.Warn("cluster: heartbeat failed", "err", err)
-		}
-		return
-	}
-	n.mu.Lock()
-	for _, id := range lost {
-		if r := n.running[id]; r != nil && r.token == held[id] {
-			r.cancel(errLeaseLost)
-		}
-	}
-	n.mu.Unlock()
-}
-
-// reapBatch is how many expired leases one reap script handles.
-const reapBatch = 1000
-
-// reapLoop returns expired leases to pending and renews the node's
-// membership every quarter lease. Every node reaps; the script is atomic,
-// so they never return a task twice.
-func (n *Node) reapLoop(ctx context.Context) {
-	defer n.bg.Done()
-	every(ctx, n.cfg.lease/4, nil, func() {
-		n.refreshMembers(ctx)
-		for {
-			k, err := n.st.reap(ctx, reapBatch)
-			if err != nil {
-				if ctx.Err() == nil {
-					n.cfg.logger.Warn("cluster: reap failed", "err", err)
-				}
-				return
-			}
-			if k < reapBatch {
-				return
-			}
-		}
-	})
-}
-
-// every calls fn every period, and at once on each value from kick (nil
-// for none), until ctx ends. The background loops of a node are this.
-func every(ctx context.Context, period time.Duration, kick <-chan struct{}, fn func()) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-kick:
-		}
-		fn()
-	}
+	return err.Error()
 }

@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Handler runs one task. Returning nil completes the task; an error (or a
-// panic) fails the run, which is retried with backoff up to the retry limit
+// Handler runs one task. Returning nil completes the task; an error, a
+// panic or passing its time limit (WithTaskTimeout) fails the run, which is retried with backoff up to the retry limit
 // and then kept as dead with the error's text. ctx is canceled when the
-// node stops (Node.Stop past its deadline, Node.StopNow) or the run's lease
-// is lost; a handler should return promptly then. It is asynq's
+// node stops (Node.Stop past its deadline, Node.StopNow), the run's lease
+// is lost, the task is canceled or its time limit passes; a handler should return promptly then. It is asynq's
 // Handler.ProcessTask, River's Worker.Work and Quartz's Job.execute.
 //
 // Delivery is at least once: a handler may see a task again after a crash,
@@ -28,7 +28,11 @@ type Task struct {
 	// Due is the time the task was scheduled for (for a periodic task,
 	// its occurrence time). A retry runs later than Due.
 	Due time.Time
-	// Attempt counts the earlier runs that failed or were lost (0 on the
-	// first run).
+	// Attempt counts the earlier runs that failed (an error, a panic or
+	// the time limit): the retries used up (0 on the first run).
 	Attempt int
+	// Lost counts the earlier runs lost to a fault: their lease expired
+	// because their node died, stalled or lost Redis, or their outcome
+	// could not be written. They do not use up the retries.
+	Lost int
 }

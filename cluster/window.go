@@ -3,95 +3,145 @@ package cluster
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // The window: each node keeps in its scheduler.Scheduler the tasks that fall
-// due within the next WithWindow, and claims each at its due time. It learns
-// of them three ways: its own Schedule calls, the store's pub/sub channel
-// (tasks scheduled, retried, handed back or reaped anywhere), and a sweep of
-// the pending set every WithSweepInterval, at start and after every
-// (re)subscription: the safety net for a lost message.
+// due within the next WithWindow, and tries to claim each at its due time.
+// It learns of them three ways: its own Schedule calls, the store's pub/sub
+// channel (tasks scheduled, retried, handed back or reaped anywhere), and a
+// sweep of the pending set every WithSweepInterval, at start and after
+// every (re)subscription: the safety net for a lost message.
+//
+// n.mu is never held across a call into the Scheduler, Redis or a handler:
+// the window decides under the lock, calls outside it, and checks under the
+// lock again that its entry is still the current one.
 
 // offer puts a pending task into the window if it falls due within it, this
-// node handles its kind and the node is running. A task already there for
-// the same due time is left alone; for another due time it is moved.
+// node handles its kind and the node is running; the node tries to claim it
+// when its own clock reaches due. A task already there for the same due
+// time is left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
+	n.enter(id, kind, due, -1)
+}
+
+// enter puts a task into the window, to be claimed after wait, or, for a
+// negative wait, when the node's clock reaches due (a backup node waits
+// WithBackupDelay longer either way).
+func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if n.state != stateStarted {
+		n.mu.Unlock()
 		return
 	}
 	if _, ok := n.handlers[kind]; !ok {
+		n.mu.Unlock()
 		return
 	}
 	now := n.cfg.clock.Now()
 	if due > now.Add(n.cfg.window).UnixMicro() {
+		n.mu.Unlock()
 		return
 	}
-	if e := n.loaded[id]; e != nil {
-		if e.due == due {
-			return
-		}
-		e.fut.Cancel(false)
+	old := n.loaded[id]
+	if old != nil && old.due == due && wait < 0 {
+		n.mu.Unlock()
+		return
 	}
-	delay := time.UnixMicro(due).Sub(now)
+	e := &entry{due: due}
+	n.loaded[id] = e
+	if wait < 0 {
+		wait = time.UnixMicro(due).Sub(now)
+	}
 	if !n.preferredLocked(id) {
-		delay += n.cfg.backupDelay
+		wait += n.cfg.backupDelay
+	}
+	n.mu.Unlock()
+
+	if old != nil && old.fut != nil {
+		old.fut.Cancel(false)
 	}
 	fut, err := n.sched.Schedule(func(context.Context) error {
-		n.fire(id, due)
+		n.fire(id, e)
 		return nil
-	}, delay)
-	if err != nil {
-		// The scheduler is shut down: the node is stopping, and the
-		// task stays pending in Redis.
-		delete(n.loaded, id)
-		return
+	}, wait)
+
+	n.mu.Lock()
+	current := n.loaded[id] == e
+	if current {
+		if err != nil {
+			// The scheduler is shut down: the node is stopping,
+			// and the task stays pending in Redis.
+			delete(n.loaded, id)
+		} else {
+			e.fut = fut
+		}
 	}
-	n.loaded[id] = &entry{due: due, fut: fut}
+	n.mu.Unlock()
+	if !current && err == nil {
+		// Moved, claimed elsewhere or canceled meanwhile.
+		fut.Cancel(false)
+	}
 }
 
-// fire runs on a worker of the scheduler at a task's due time: it claims
-// the task and, if this node won it, runs it.
-func (n *Node) fire(id string, due int64) {
+// unload removes a task from the window: another node claimed it, or it
+// was canceled.
+func (n *Node) unload(id string) {
 	n.mu.Lock()
 	e := n.loaded[id]
-	if e == nil || e.due != due {
+	delete(n.loaded, id)
+	n.mu.Unlock()
+	if e != nil && e.fut != nil {
+		e.fut.Cancel(false)
+	}
+}
+
+// fire runs on a worker of the scheduler when entry e of task id is to be
+// claimed: it claims the task and, if this node won it, runs it.
+func (n *Node) fire(id string, e *entry) {
+	n.mu.Lock()
+	if n.loaded[id] != e {
 		n.mu.Unlock()
 		return
 	}
 	delete(n.loaded, id)
-	if n.more && len(n.loaded) < n.cfg.loadLimit/2 {
+	refill := n.more && len(n.loaded) < n.cfg.loadLimit/2
+	if refill {
 		n.more = false
+	}
+	started := n.state == stateStarted
+	n.mu.Unlock()
+	if refill {
 		n.requestSweep()
 	}
-	if n.state != stateStarted {
-		n.mu.Unlock()
+	if !started {
 		return
 	}
-	n.mu.Unlock()
 
 	token := n.newToken()
-	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease)
-	out, c, err := n.st.claim(ctx, id, due, n.cfg.lease, token)
-	cancel()
+	sent := time.Now()
+	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
+		return n.st.claim(ctx, id, e.due, n.cfg.lease, token)
+	})
 	switch {
 	case err != nil:
 		// Redis is unreachable or slow: the claim may even have
 		// succeeded. Either way the task is safe in Redis (pending,
 		// or leased and reaped when the lease expires); the sweep
 		// loads it again.
-		n.cfg.logger.Warn("cluster: claim failed", "id", id, "err", err)
+		n.cfg.logger.Warn("cluster: claim: failed", "id", id, "err", err)
 		n.requestSweep()
-	case out == claimLater:
+	case res.outcome == claimLater:
 		// Retried or rescheduled since it was loaded.
-		n.offer(id, c.kind, c.due)
-	case out == claimWon:
-		n.run(id, token, c)
+		n.offer(id, res.kind, res.due)
+	case res.outcome == claimEarly:
+		// Due, by this node's clock, but not yet by Redis's: try
+		// again when Redis's clock gets there.
+		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond)
+	case res.outcome == claimWon:
+		n.run(id, token, sent, res)
 	}
 }
 
@@ -117,7 +167,7 @@ func (n *Node) sweep(ctx context.Context) {
 	tasks, err := n.st.load(ctx, until, n.cfg.loadLimit)
 	if err != nil {
 		if ctx.Err() == nil {
-			n.cfg.logger.Warn("cluster: sweep failed", "err", err)
+			n.cfg.logger.Warn("cluster: sweep: failed", "err", err)
 		}
 		return
 	}
@@ -131,48 +181,40 @@ func (n *Node) sweep(ctx context.Context) {
 	}
 }
 
-// listenLoop reads the store's channel: each message is a task that became
-// pending; each (re)subscription asks for a sweep, since messages published
-// while the connection was down are lost.
-func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
-	defer n.bg.Done()
-	// Receive does not return when ctx ends; closing the subscription
-	// makes it.
-	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
-	defer stop()
-	defer ps.Close()
-	for {
-		msg, err := ps.Receive(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			n.cfg.logger.Warn("cluster: pub/sub receive failed", "err", err)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			continue
-		}
-		switch m := msg.(type) {
-		case *redis.Subscription:
-			n.requestSweep()
-		case *redis.Message:
-			if id, ok := strings.CutPrefix(m.Payload, "claimed "); ok {
-				n.dropClaimed(id)
-				continue
-			}
-			// "due kind id": the ID comes last, so it may hold spaces.
-			parts := strings.SplitN(m.Payload, " ", 3)
-			if len(parts) != 3 {
-				continue
-			}
-			due, err := strconv.ParseInt(parts[0], 10, 64)
-			if err != nil {
-				continue
-			}
-			n.offer(parts[2], parts[1], due)
-		}
+// pendingTask is one pending task as the sweep sees it.
+type pendingTask struct {
+	id, kind string
+	due      int64
+}
+
+// loadScript lists pending tasks due by a time, with their kinds.
+// KEYS: pending. ARGV: max due, limit, task key prefix.
+// Returns id, due, kind triples in due order.
+var loadScript = redis.NewScript(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for i = 1, #ids, 2 do
+  local kind = redis.call('HGET', ARGV[3] .. ids[i], 'kind')
+  out[#out + 1] = ids[i]
+  out[#out + 1] = ids[i + 1]
+  out[#out + 1] = kind or ''
+end
+return out
+`)
+
+func (s store) load(ctx context.Context, until int64, limit int) ([]pendingTask, error) {
+	vals, err := loadScript.Run(ctx, s.rdb, []string{s.pending()},
+		strconv.FormatInt(until, 10), limit, s.taskPrefix()).StringSlice()
+	if err != nil {
+		return nil, err
 	}
+	out := make([]pendingTask, 0, len(vals)/3)
+	for i := 0; i+2 < len(vals); i += 3 {
+		due, err := parseMicros(vals[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pendingTask{id: vals[i], due: due, kind: vals[i+2]})
+	}
+	return out, nil
 }

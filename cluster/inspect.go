@@ -9,30 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Cancel removes a stored task, in whatever state (River's JobCancel,
-// asynq's Inspector.DeleteTask, Quartz's deleteJob), and reports whether
-// there was one. A run in progress has its ctx canceled (at once on this
-// node, at the next heartbeat on another) and its outcome is dropped. The ID
-// is free again afterwards.
-func (n *Node) Cancel(ctx context.Context, id string) (bool, error) {
-	if id == "" {
-		return false, invalid("empty task ID")
-	}
-	ok, err := n.st.cancel(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	n.mu.Lock()
-	if e := n.loaded[id]; e != nil {
-		e.fut.Cancel(false)
-		delete(n.loaded, id)
-	}
-	if r := n.running[id]; r != nil {
-		r.cancel(errLeaseLost)
-	}
-	n.mu.Unlock()
-	return ok, nil
-}
+// Inspecting the store: Node.Get and Node.Counts, read-only.
 
 // State is where a stored task is.
 type State string
@@ -42,17 +19,22 @@ const (
 	Pending State = "pending"
 	// Running tasks are claimed by a node and held under a lease.
 	Running State = "running"
-	// Dead tasks failed past their retry limit; they stay until canceled.
+	// Dead tasks failed past their retry limit, or were lost to faults
+	// past the limit of lost runs; they stay until canceled.
 	Dead State = "dead"
 )
 
-// Info describes a stored task (asynq's TaskInfo, River's JobRow).
+// Info describes a stored task (asynq's TaskInfo, River's JobRow). Its
+// Task's Attempt and Lost are the two counts: failed runs, which use up
+// MaxRetries, and runs lost to faults, which use up the node's
+// WithMaxLostRuns.
 type Info struct {
 	Task
 	State State
 	// MaxRetries is the task's retry limit.
 	MaxRetries int
-	// LastError is the error of the last failed or lost run, or "".
+	// LastError is the error of the last failed or lost run, or "". For
+	// a panic it holds the stack too.
 	LastError string
 }
 
@@ -64,7 +46,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	leased := pipe.ZScore(ctx, n.st.lease(), id)
 	dead := pipe.ZScore(ctx, n.st.dead(), id)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return Info{}, false, err
+		return Info{}, false, failed("get "+id, err)
 	}
 	f := all.Val()
 	if len(f) == 0 {
@@ -76,6 +58,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	info.Payload = []byte(f["payload"])
 	info.Due = time.UnixMicro(due)
 	info.Attempt, _ = strconv.Atoi(f["attempt"])
+	info.Lost, _ = strconv.Atoi(f["lost"])
 	info.MaxRetries, _ = strconv.Atoi(f["max"])
 	info.LastError = f["err"]
 	info.State = Pending
@@ -100,7 +83,7 @@ func (n *Node) Counts(ctx context.Context) (Counts, error) {
 	r := pipe.ZCard(ctx, n.st.lease())
 	d := pipe.ZCard(ctx, n.st.dead())
 	if _, err := pipe.Exec(ctx); err != nil {
-		return Counts{}, err
+		return Counts{}, failed("counts", err)
 	}
 	return Counts{Pending: p.Val(), Running: r.Val(), Dead: d.Val()}, nil
 }

@@ -1,0 +1,74 @@
+package cluster
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Canceling a stored task: Node.Cancel and its script.
+
+// Cancellation is what Node.Cancel did.
+type Cancellation struct {
+	// Removed is true if a task was stored under the ID and is now
+	// removed: no node claims it again.
+	Removed bool
+	// WasRunning is true if a node held a claim on it (a run was in
+	// flight) when it was removed. That run's ctx is canceled within a
+	// third of the lease, if its node can reach Redis, and its outcome is
+	// dropped.
+	WasRunning bool
+}
+
+// Cancel removes a stored task, in whatever state (River's JobCancel,
+// asynq's Inspector.DeleteTask, Quartz's deleteJob), and says whether there
+// was one and whether a run of it was in flight. Once Cancel has returned
+// with Removed true, no node claims the task again. A run in flight has its
+// ctx canceled with a lost-lease cause: at once on this node, through the
+// store's channel on another, and at that node's next renewal (every
+// quarter lease) if the message is lost. The ID is free again afterwards,
+// except for a periodic occurrence, which is remembered for the retention
+// so that no node stores it again: canceling an occurrence skips it. An
+// empty ID is an error wrapping scheduler.ErrInvalidArgument; a Redis
+// error is returned wrapped, and the task may or may not be removed then.
+func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
+	if id == "" {
+		return Cancellation{}, invalid("cancel", "empty task ID")
+	}
+	res, err := n.st.cancel(ctx, id, n.cfg.retention)
+	if err != nil {
+		return Cancellation{}, failed("cancel "+id, err)
+	}
+	n.unload(id)
+	n.cancelRun(id)
+	return res, nil
+}
+
+// cancelScript removes a task in any state; for a periodic occurrence
+// (kind "@...") it leaves the done marker, so that no node stores the
+// occurrence again. KEYS: pending, lease, dead, task, done. ARGV: id,
+// retention (ms), channel. Returns {removed, was leased}, each 0 or 1.
+var cancelScript = redis.NewScript(luaPublish + `
+local leased = redis.call('ZREM', KEYS[2], ARGV[1])
+local f = redis.call('HMGET', KEYS[4], 'kind', 'sum')
+local n = redis.call('DEL', KEYS[4])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+if n == 1 then
+  if f[1] and string.sub(f[1], 1, 1) == '@' then
+    redis.call('SET', KEYS[5], f[2], 'PX', ARGV[2])
+  end
+  publish_canceled(ARGV[3], ARGV[1])
+end
+return {n, leased}
+`)
+
+func (s store) cancel(ctx context.Context, id string, retention time.Duration) (Cancellation, error) {
+	v, err := cancelScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
+		id, retention.Milliseconds(), s.channel()).Int64Slice()
+	if err != nil {
+		return Cancellation{}, err
+	}
+	return Cancellation{Removed: len(v) > 0 && v[0] == 1, WasRunning: len(v) > 1 && v[1] == 1}, nil
+}

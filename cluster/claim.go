@@ -1,0 +1,100 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The claim: one script moves a due task from pending to leased for one
+// owner, so only one node can win it. It checks the due time against
+// Redis's clock, so a node whose clock runs ahead is told to wait, and
+// never starts a task before its due time by Redis's clock.
+
+// claimOutcome is what a claim found.
+type claimOutcome int
+
+const (
+	claimGone  claimOutcome = iota // not pending: claimed elsewhere, canceled or done
+	claimWon                       // claimed: this node holds the lease
+	claimLater                     // pending, but due later than the node expected
+	claimEarly                     // pending for the expected time, not yet due by Redis's clock
+)
+
+// claimResult is what a claim returned: for claimWon the task, for
+// claimLater and claimEarly its kind and the time it is due (and, for
+// claimEarly, Redis's time then).
+type claimResult struct {
+	outcome  claimOutcome
+	kind     string
+	payload  []byte
+	due      int64 // µs: the task's due time (claimWon), or when it is pending for
+	redisNow int64 // µs: Redis's clock at the claim (claimEarly)
+	attempt  int   // failed runs so far
+	lost     int   // runs lost to faults so far
+}
+
+// claimScript moves a due task from pending to leased, for one owner, and
+// remembers its pending score (field "next") for a hand-back.
+// KEYS: pending, lease, task. ARGV: id, expected due, lease (µs), owner
+// token, channel. A won claim publishes "claimed <id>", so that the other
+// nodes drop the task from their windows without claiming it in vain.
+// Returns {0} if the task is not pending (claimed elsewhere, canceled or
+// done), {2, score, kind} if it is pending for a later time than expected,
+// {3, score, kind, now} if it is not due yet by Redis's clock, or
+// {1, kind, payload, due, attempt, lost} once claimed.
+var claimScript = redis.NewScript(luaNow + luaPublish + `
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s then return {0} end
+if tonumber(s) > tonumber(ARGV[2]) then return {2, s, redis.call('HGET', KEYS[3], 'kind') or ''} end
+local t = now()
+if tonumber(s) > tonumber(t) then return {3, s, redis.call('HGET', KEYS[3], 'kind') or '', t} end
+local f = redis.call('HMGET', KEYS[3], 'kind', 'payload', 'due', 'attempt', 'lost')
+redis.call('ZREM', KEYS[1], ARGV[1])
+if not f[1] then return {0} end
+redis.call('ZADD', KEYS[2], string.format('%.0f', tonumber(t) + tonumber(ARGV[3])), ARGV[1])
+redis.call('HSET', KEYS[3], 'owner', ARGV[4], 'next', s)
+publish_claimed(ARGV[5], ARGV[1])
+return {1, f[1], f[2], f[3], f[4], f[5] or '0'}
+`)
+
+func (s store) claim(ctx context.Context, id string, due int64, lease time.Duration, token string) (claimResult, error) {
+	vals, err := claimScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.task(id)},
+		id, strconv.FormatInt(due, 10), lease.Microseconds(), token, s.channel()).Slice()
+	if err != nil {
+		return claimResult{}, err
+	}
+	str := func(i int) string {
+		if i >= len(vals) {
+			return ""
+		}
+		v, _ := vals[i].(string)
+		return v
+	}
+	code, _ := vals[0].(int64)
+	switch code {
+	case 1:
+		r := claimResult{outcome: claimWon, kind: str(1), payload: []byte(str(2))}
+		if r.due, err = parseMicros(str(3)); err != nil {
+			return claimResult{}, err
+		}
+		r.attempt, _ = strconv.Atoi(str(4))
+		r.lost, _ = strconv.Atoi(str(5))
+		return r, nil
+	case 2, 3:
+		r := claimResult{outcome: claimLater, kind: str(2)}
+		if r.due, err = parseMicros(str(1)); err != nil {
+			return claimResult{}, err
+		}
+		if code == 3 {
+			r.outcome = claimEarly
+			if r.redisNow, err = parseMicros(str(3)); err != nil {
+				return claimResult{}, err
+			}
+		}
+		return r, nil
+	}
+	return claimResult{outcome: claimGone}, nil
+}
