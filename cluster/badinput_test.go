@@ -30,6 +30,11 @@ func TestBadInputIsInvalidArgumentAndStoresNothing(t *testing.T) {
 		"sweep":       cluster.WithSweepInterval(time.Hour),
 		"retries":     cluster.WithMaxRetries(-1),
 		"prefix":      cluster.WithPrefix(""),
+		"nil option":  nil,
+		"nil clock":   cluster.WithClock(nil),
+		"nil logger":  cluster.WithLogger(nil),
+		"nil backoff": cluster.WithBackoff(nil),
+		"lost runs":   cluster.WithMaxLostRuns(0),
 	} {
 		_, err := cluster.New(client(t, srv), o)
 		assert.ErrorIs(t, err, scheduler.ErrInvalidArgument, name)
@@ -44,6 +49,8 @@ func TestBadInputIsInvalidArgumentAndStoresNothing(t *testing.T) {
 		"nil trigger":       n.Periodic("p", nil, ok),
 		"nil periodic h":    n.Periodic("p", every, nil),
 		"bad periodic name": n.Periodic("p q", every, ok),
+		"nil handle option": n.Handle("other", ok, nil),
+		"nil periodic opt":  n.Periodic("p", every, ok, nil),
 	} {
 		assert.ErrorIs(t, err, scheduler.ErrInvalidArgument, name)
 	}
@@ -65,11 +72,16 @@ func TestBadInputIsInvalidArgumentAndStoresNothing(t *testing.T) {
 			return err
 		},
 		"empty cancel ID": func() error { _, err := n.Cancel(ctx, ""); return err },
+		"nil schedule option": func() error {
+			_, err := n.Schedule(ctx, "k", nil, now, nil)
+			return err
+		},
 	} {
 		err := call()
 		assert.ErrorIs(t, err, scheduler.ErrInvalidArgument, name)
 		if err != nil {
 			t.Logf("%s: %v", name, err)
+			assert.True(t, strings.HasPrefix(err.Error(), "cluster: "), "message shape: %v", err)
 		}
 	}
 	assert.Equal(t, cluster.Counts{}, counts(t, n), "bad input stored nothing")

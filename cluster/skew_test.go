@@ -1,0 +1,67 @@
+package cluster_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNodeWhoseClockRunsAheadNeverStartsATaskBeforeItsDueTimeByRedisClock(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	const n = 20
+	var mu sync.Mutex // guards early and ran
+	var early []time.Duration
+	ran := 0
+	all := make(chan struct{})
+	node := newNode(t, srv, map[string]cluster.Handler{"k": func(ctx context.Context, task cluster.Task) error {
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if now.Before(task.Due) {
+			early = append(early, task.Due.Sub(now))
+		}
+		if ran++; ran == n {
+			close(all)
+		}
+		return nil
+	}}, cluster.WithClock(skewedClock{scheduler.SystemClock(), 1500 * time.Millisecond}))
+	start(t, node)
+	from := time.Now().Add(500 * time.Millisecond)
+	for i := range n {
+		_, err := node.Schedule(context.Background(), "k", nil, from.Add(time.Duration(i)*50*time.Millisecond))
+		require.NoError(t, err)
+	}
+	recv(t, all, 30*time.Second, "every task to run")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Empty(t, early, "runs started before their due time by Redis's clock, by these amounts")
+}
+
+func TestHandBackKeepsTheTasksDueTime(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	started := make(chan cluster.Task, 1)
+	a := newNode(t, srv, map[string]cluster.Handler{"k": blocking(started)}, cluster.WithLease(time.Minute))
+	start(t, a)
+	due := time.Now().Add(-time.Hour).Truncate(time.Microsecond)
+	id, err := a.Schedule(context.Background(), "k", nil, due)
+	require.NoError(t, err)
+	recv(t, started, 10*time.Second, "the run")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, a.Stop(ctx), context.DeadlineExceeded)
+	score, err := rdb.ZScore(context.Background(), "{scheduler}:pending", id).Result()
+	require.NoError(t, err, "handed back to pending")
+	assert.Equal(t, float64(due.UnixMicro()), score, "pending again for its own due time, not for the time of the hand-back")
+}
