@@ -171,13 +171,20 @@ func badRows() []badCase {
 		s.Shutdown()
 		require.NoError(t, s.AwaitTermination(e.ctx))
 	}})
-	add(badCase{name: "New/nil Option and nil TaskOption: ignored",
-		opts: []scheduler.Option{nil},
+	add(badCase{name: "New/nil Option: rejected",
 		run: func(t *testing.T, e *badEnv) {
-			f, err := e.s.Submit(nop, nil, scheduler.WithName("named"), nil)
-			require.NoError(t, err)
-			require.NoError(t, f.Wait(e.ctx))
-			require.Equal(t, "named", f.Name())
+			s, err := scheduler.New(1, scheduler.WithClock(e.clk), nil)
+			require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+			require.Nil(t, s)
+			require.EqualError(t, err, "scheduler: New: option 1 is nil: invalid argument")
+		}})
+	add(badCase{name: "Submit/nil TaskOption: rejected, nothing queued",
+		run: func(t *testing.T, e *badEnv) {
+			f, err := e.s.Submit(nop, scheduler.WithName("named"), nil)
+			require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+			require.Nil(t, f)
+			require.EqualError(t, err, "scheduler: TaskOption: option 1 is nil: invalid argument")
+			require.Zero(t, e.s.Stats().TaskCount)
 		}})
 	add(badCase{name: "New/WithClock(nil): the system clock",
 		opts: []scheduler.Option{scheduler.WithClock(nil)},

@@ -17,7 +17,7 @@ import (
 // of [Scheduler.Schedule]; a nil s or fn is ErrInvalidArgument.
 func ScheduleCallable[T any](s *Scheduler, fn Callable[T], delay time.Duration, opts ...TaskOption) (*Future[T], error) {
 	if s == nil || fn == nil {
-		return nil, fmt.Errorf("%w: ScheduleCallable: nil scheduler or callable", ErrInvalidArgument)
+		return nil, invalid("ScheduleCallable", "nil scheduler or callable")
 	}
 	f := &Future[T]{}
 	body := func(ctx context.Context) error {
@@ -51,10 +51,10 @@ func SubmitCallable[T any](s *Scheduler, fn Callable[T], opts ...TaskOption) (*F
 // futures already made are canceled and the error is returned.
 func InvokeAll[T any](ctx context.Context, s *Scheduler, fns []Callable[T]) ([]*Future[T], error) {
 	if s == nil {
-		return nil, fmt.Errorf("%w: InvokeAll: nil scheduler", ErrInvalidArgument)
+		return nil, invalid("InvokeAll", "nil scheduler")
 	}
 	if i := slices.IndexFunc(fns, func(fn Callable[T]) bool { return fn == nil }); i >= 0 {
-		return nil, fmt.Errorf("%w: InvokeAll: callable %d is nil", ErrInvalidArgument, i)
+		return nil, invalid("InvokeAll", "callable %d is nil", i)
 	}
 	futures := make([]*Future[T], 0, len(fns))
 	cancelAll := func() { cancelLastFirst(futures) }
@@ -91,10 +91,10 @@ func cancelLastFirst[T any](futures []*Future[T]) {
 func InvokeAny[T any](ctx context.Context, s *Scheduler, fns []Callable[T]) (T, error) {
 	var zero T
 	if s == nil || len(fns) == 0 {
-		return zero, fmt.Errorf("%w: InvokeAny: nil scheduler or no callables", ErrInvalidArgument)
+		return zero, invalid("InvokeAny", "nil scheduler or no callables")
 	}
 	if i := slices.IndexFunc(fns, func(fn Callable[T]) bool { return fn == nil }); i >= 0 {
-		return zero, fmt.Errorf("%w: InvokeAny: callable %d is nil", ErrInvalidArgument, i)
+		return zero, invalid("InvokeAny", "callable %d is nil", i)
 	}
 	futures := make([]*Future[T], 0, len(fns))
 	defer func() { cancelLastFirst(futures) }()

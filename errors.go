@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
-// Errors: the errors callers test with errors.Is, and the PanicError a
-// recovered panic becomes.
+// Errors: the errors callers test with errors.Is, the one shape of every
+// error message, and the PanicError a recovered panic becomes.
 
 // ErrInvalidArgument is wrapped by the error of every call given bad input:
 // [New] with poolSize < 1, a nil [Task] or [Callable], a period or delay <= 0
@@ -34,6 +35,59 @@ var ErrCanceled = errors.New("scheduler: task canceled")
 // errGoexit completes the future of a task that called runtime.Goexit (for
 // example t.FailNow from inside a task): the worker that ran it is replaced.
 var errGoexit = errors.New("scheduler: task called runtime.Goexit")
+
+// opError is the one shape of the package's errors: "scheduler: what: why:
+// kind", as in "scheduler: Schedule: nil task: invalid argument". what names
+// the call or the thing at fault, why says what is wrong (ending with the
+// cause's message when there is a cause), and kind is the sentinel
+// (ErrInvalidArgument, ErrRejected) in its own words. errors.Is finds the
+// sentinel and errors.As the cause.
+type opError struct {
+	what, why string
+	kind      error // a sentinel of this package, or nil
+	cause     error // nil, or the error behind this one
+}
+
+// invalid returns the error for bad input to what: it wraps
+// ErrInvalidArgument.
+func invalid(what, format string, args ...any) error {
+	return &opError{what: what, why: fmt.Sprintf(format, args...), kind: ErrInvalidArgument}
+}
+
+// rejected returns the error for a submission to what that was not
+// accepted; it wraps ErrRejected and cause, if not nil.
+func rejected(what, why string, cause error) error {
+	return &opError{what: what, why: why, kind: ErrRejected, cause: cause}
+}
+
+func (e *opError) Error() string {
+	var b strings.Builder
+	b.WriteString("scheduler: ")
+	b.WriteString(e.what)
+	b.WriteString(": ")
+	b.WriteString(e.why)
+	if e.cause != nil {
+		b.WriteString(": ")
+		b.WriteString(e.cause.Error())
+	}
+	if e.kind != nil {
+		b.WriteString(": ")
+		b.WriteString(strings.TrimPrefix(e.kind.Error(), "scheduler: "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel and the cause, for errors.Is and errors.As.
+func (e *opError) Unwrap() []error {
+	var errs []error
+	if e.kind != nil {
+		errs = append(errs, e.kind)
+	}
+	if e.cause != nil {
+		errs = append(errs, e.cause)
+	}
+	return errs
+}
 
 // PanicError is the outcome of a run that panicked (or whose BeforeExecute
 // hook panicked): [Future.Get] and [ScheduledFuture.Wait] return it, and

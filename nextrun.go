@@ -226,8 +226,7 @@ func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, erro
 		return time.Time{}, pe
 	}
 	if !next.IsZero() && !next.After(after) {
-		return time.Time{}, fmt.Errorf("%w: Trigger.Next(%v) returned %v, which is not after it",
-			ErrInvalidArgument, after, next)
+		return time.Time{}, invalid("Trigger.Next", "Next(%v) returned %v, which is not after it", after, next)
 	}
 	return next, nil
 }

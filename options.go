@@ -12,11 +12,13 @@ import (
 
 // Option configures a Scheduler at [New]: the Go form of the JDK's
 // constructor arguments and setters. Options are plain values; a nil Option
-// is ignored.
+// makes New fail with an error wrapping ErrInvalidArgument, as a nil option
+// does everywhere in this module's packages.
 type Option interface{ apply(*config) }
 
 // TaskOption configures one submission; the JDK has no counterpart (its
-// tasks carry no options). A nil TaskOption is ignored.
+// tasks carry no options). A nil TaskOption fails the submission with an
+// error wrapping ErrInvalidArgument; nothing is queued.
 type TaskOption interface{ applyTask(*taskConfig) }
 
 // config is what New builds a Scheduler from; defaults are set in one place,

@@ -44,7 +44,7 @@ func (abortPolicy) Rejected(s *Scheduler, f ScheduledFuture) error {
 	if !s.IsShutdown() {
 		reason = fmt.Sprintf("the queue is full (max %d)", s.maxQueueSize)
 	}
-	return fmt.Errorf("%w: %v: %s", ErrRejected, f, reason)
+	return rejected(fmt.Sprint(f), reason, nil)
 }
 
 type callerRunsPolicy struct{}
@@ -90,7 +90,7 @@ func (s *Scheduler) reject(t *futureTask) (ScheduledFuture, error) {
 // callPolicy calls the policy, turning a panic into an error.
 func (s *Scheduler) callPolicy(p RejectionPolicy, f ScheduledFuture) (err error) {
 	if pe := s.guard("rejection policy", s.taskOf(f), func() { err = p.Rejected(s, f) }); pe != nil {
-		return fmt.Errorf("%w: the rejection policy panicked: %w", ErrRejected, pe)
+		return rejected("rejection policy", "panicked", pe)
 	}
 	return err
 }

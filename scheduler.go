@@ -106,17 +106,18 @@ type Scheduler struct {
 
 // New returns a Scheduler with a pool of poolSize workers (JDK
 // ScheduledThreadPoolExecutor(corePoolSize)). It returns an error wrapping
-// ErrInvalidArgument if poolSize < 1. No goroutine starts until a task is
+// ErrInvalidArgument if poolSize < 1 or an option is nil. No goroutine starts until a task is
 // submitted (or [Scheduler.PrestartAllCoreWorkers] is called).
 func New(poolSize int, opts ...Option) (*Scheduler, error) {
 	if poolSize < 1 {
-		return nil, fmt.Errorf("%w: New: poolSize %d < 1", ErrInvalidArgument, poolSize)
+		return nil, invalid("New", "poolSize %d < 1", poolSize)
 	}
 	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&cfg)
+	for i, o := range opts {
+		if o == nil {
+			return nil, invalid("New", "option %d is nil", i)
 		}
+		o.apply(&cfg)
 	}
 	s := &Scheduler{
 		logger:       cfg.logger,
@@ -176,10 +177,10 @@ func (s *Scheduler) decorate(decorator func(Task) Task, fn Task) (Task, error) {
 	var d Task
 	if pe := s.guard("decorator", nil, func() { d = decorator(fn) }); pe != nil {
 		s.rejected.Add(1)
-		return nil, fmt.Errorf("%w: the decorator panicked: %w", ErrRejected, pe)
+		return nil, rejected("decorator", "panicked", pe)
 	}
 	if d == nil {
-		return nil, fmt.Errorf("%w: the decorator returned a nil Task", ErrInvalidArgument)
+		return nil, invalid("decorator", "returned a nil Task")
 	}
 	return d, nil
 }
@@ -227,7 +228,7 @@ func (s *Scheduler) taskOf(f ScheduledFuture) *futureTask {
 // policy's error if the scheduler is shut down or the queue is full.
 func (s *Scheduler) Schedule(task Task, delay time.Duration, opts ...TaskOption) (ScheduledFuture, error) {
 	if task == nil {
-		return nil, fmt.Errorf("%w: Schedule: nil task", ErrInvalidArgument)
+		return nil, invalid("Schedule", "nil task")
 	}
 	return s.schedule(task, kindOneShot, delay, 0, opts)
 }
@@ -254,10 +255,10 @@ func (s *Scheduler) schedule(fn Task, kind taskKind, delay, span time.Duration, 
 // ErrInvalidArgument if task is nil or period <= 0.
 func (s *Scheduler) ScheduleAtFixedRate(task Task, initialDelay, period time.Duration, opts ...TaskOption) (ScheduledFuture, error) {
 	if task == nil {
-		return nil, fmt.Errorf("%w: ScheduleAtFixedRate: nil task", ErrInvalidArgument)
+		return nil, invalid("ScheduleAtFixedRate", "nil task")
 	}
 	if period <= 0 {
-		return nil, fmt.Errorf("%w: ScheduleAtFixedRate: period %v <= 0", ErrInvalidArgument, period)
+		return nil, invalid("ScheduleAtFixedRate", "period %v <= 0", period)
 	}
 	return s.schedule(task, kindFixedRate, initialDelay, period, opts)
 }
@@ -268,10 +269,10 @@ func (s *Scheduler) ScheduleAtFixedRate(task Task, initialDelay, period time.Dur
 // error wrapping ErrInvalidArgument if task is nil or delay <= 0.
 func (s *Scheduler) ScheduleWithFixedDelay(task Task, initialDelay, delay time.Duration, opts ...TaskOption) (ScheduledFuture, error) {
 	if task == nil {
-		return nil, fmt.Errorf("%w: ScheduleWithFixedDelay: nil task", ErrInvalidArgument)
+		return nil, invalid("ScheduleWithFixedDelay", "nil task")
 	}
 	if delay <= 0 {
-		return nil, fmt.Errorf("%w: ScheduleWithFixedDelay: delay %v <= 0", ErrInvalidArgument, delay)
+		return nil, invalid("ScheduleWithFixedDelay", "delay %v <= 0", delay)
 	}
 	return s.schedule(task, kindFixedDelay, initialDelay, delay, opts)
 }

@@ -437,16 +437,17 @@ func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskEx
 		return &taskExt{face: face}, nil
 	}
 	var tc taskConfig
-	for _, o := range opts {
-		if o != nil {
-			o.applyTask(&tc)
+	for i, o := range opts {
+		if o == nil {
+			return nil, invalid("TaskOption", "option %d is nil", i)
 		}
+		o.applyTask(&tc)
 	}
 	if tc.missed != CatchUpMissed && tc.missed != CoalesceMissed {
-		return nil, fmt.Errorf("%w: WithMissedRuns: unknown policy %v", ErrInvalidArgument, tc.missed)
+		return nil, invalid("WithMissedRuns", "unknown policy %v", tc.missed)
 	}
 	if tc.jitter < 0 {
-		return nil, fmt.Errorf("%w: WithJitter: max %v < 0", ErrInvalidArgument, tc.jitter)
+		return nil, invalid("WithJitter", "max %v < 0", tc.jitter)
 	}
 	coalesce := kind.coalescesMissed(&tc)
 	if tc.name == "" && !tc.continueOnError && face == nil && !coalesce && tc.jitter == 0 && kind != kindTrigger {

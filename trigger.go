@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Calendar schedules: Trigger, TriggerFunc and ScheduleWithTrigger. How
 // trigger times, which are wall-clock instants, are waited for on the
@@ -54,10 +51,10 @@ func (f TriggerFunc) Next(t time.Time) time.Time { return f(t) }
 // ErrInvalidArgument.
 func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...TaskOption) (ScheduledFuture, error) {
 	if task == nil {
-		return nil, fmt.Errorf("%w: ScheduleWithTrigger: nil task", ErrInvalidArgument)
+		return nil, invalid("ScheduleWithTrigger", "nil task")
 	}
 	if trigger == nil || isNilFunc(trigger) {
-		return nil, fmt.Errorf("%w: ScheduleWithTrigger: nil trigger", ErrInvalidArgument)
+		return nil, invalid("ScheduleWithTrigger", "nil trigger")
 	}
 	t := &futureTask{}
 	if err := s.initTask(t, task, kindTrigger, 0, opts, nil); err != nil {
@@ -68,7 +65,7 @@ func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...Task
 	first, err := s.nextTrigger(t, wallNow)
 	if err != nil {
 		s.logger.Error("scheduler: trigger failed; task not scheduled", "task", t.logName(), "error", err)
-		return nil, fmt.Errorf("ScheduleWithTrigger: %w", err)
+		return nil, &opError{what: "ScheduleWithTrigger", why: "the trigger failed", cause: err}
 	}
 	if first.IsZero() {
 		t.complete(nil) // no run at all

@@ -1,6 +1,5 @@
 package scheduler
 
-import "fmt"
 
 // The pool: a worker's life from start to exit, and the pool's size (JDK
 // ThreadPoolExecutor's addWorker, runWorker, getTask, processWorkerExit).
@@ -153,7 +152,7 @@ func (s *Scheduler) workerDied(w *worker) {
 // n < 1.
 func (s *Scheduler) SetCorePoolSize(n int) error {
 	if n < 1 {
-		return fmt.Errorf("%w: SetCorePoolSize: n %d < 1", ErrInvalidArgument, n)
+		return invalid("SetCorePoolSize", "n %d < 1", n)
 	}
 	q := &s.q
 	q.mu.Lock()

@@ -24,7 +24,8 @@ type config struct {
 }
 
 // Option configures New, in the style of the OpenTelemetry Go contrib
-// instrumentations (otelhttp, otelgrpc). A nil Option is ignored.
+// instrumentations (otelhttp, otelgrpc). A nil Option makes New fail with an
+// error wrapping scheduler.ErrInvalidArgument.
 type Option interface {
 	apply(*config)
 }
@@ -77,10 +78,11 @@ func WithSchedulerName(name string) Option {
 // newConfig applies opts over the defaults and checks the result.
 func newConfig(opts []Option) (config, error) {
 	c := config{maxTaskNames: DefaultMaxTaskNames}
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&c)
+	for i, o := range opts {
+		if o == nil {
+			return config{}, fmt.Errorf("otelscheduler: option %d is nil: %w", i, scheduler.ErrInvalidArgument)
 		}
+		o.apply(&c)
 	}
 	if c.maxTaskNames < 0 {
 		return config{}, fmt.Errorf("otelscheduler: WithMaxTaskNames(%d): %w", c.maxTaskNames, scheduler.ErrInvalidArgument)

@@ -21,12 +21,15 @@ import (
 
 // TestBadInputIsInvalidArgument: a negative name bound, Register(nil), a
 // second Register and a Register after Shutdown fail with
-// ErrInvalidArgument; a nil Option is ignored; Shutdown twice is fine.
+// ErrInvalidArgument, and so does a nil Option; Shutdown twice is fine.
 func TestBadInputIsInvalidArgument(t *testing.T) {
 	_, err := otelscheduler.New(otelscheduler.WithMaxTaskNames(-1))
 	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 
-	inst, err := otelscheduler.New(nil)
+	_, err = otelscheduler.New(otelscheduler.WithSchedulerName("a"), nil)
+	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+
+	inst, err := otelscheduler.New()
 	require.NoError(t, err)
 	require.ErrorIs(t, inst.Register(nil), scheduler.ErrInvalidArgument)
 
