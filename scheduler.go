@@ -12,9 +12,9 @@ import (
 // The Scheduler: its state, its construction, and the public calls that
 // queue tasks or take them out of the queue (JDK
 // ScheduledThreadPoolExecutor's schedule methods, delayedExecute, remove,
-// purge and getQueue). Shutdown is in shutdown.go, callables in callable.go,
-// the pool in worker.go, running a task in run.go, the queue in
-// delayqueue.go and leader.go.
+// purge and getQueue). Shutdown is in shutdown.go and stop.go, callables in
+// callable.go, the pool in worker.go, running a task in run.go, when it runs
+// next in nextrun.go, the queue in delayqueue.go, heap.go and leader.go.
 
 // runState is the scheduler's life cycle (JDK ThreadPoolExecutor run
 // states). It only moves forward, always under q.mu, and as the JDK's
@@ -219,8 +219,6 @@ func (s *Scheduler) taskOf(f ScheduledFuture) *futureTask {
 	}
 	return t
 }
-
-// runInCaller runs f's first run in the calling goroutine, for
 
 // Schedule runs task once, delay from now (JDK schedule(Runnable, delay)).
 // A delay <= 0 means now; delays up to math.MaxInt64 are fine. It returns an

@@ -108,7 +108,7 @@ const (
 	stateMask  = interruptedBit - 1
 )
 
-// task is the scheduled task (JDK ScheduledFutureTask): the state machine,
+// futureTask is the scheduled task (JDK ScheduledFutureTask): the state machine,
 // the heap key and the outcome. One object lives for a task's whole life; a
 // periodic task is re-queued, never copied. A plain Task's future is
 // the *futureTask itself; a Callable's is the *Future that embeds it.
@@ -123,14 +123,15 @@ type futureTask struct {
 	seq    uint64 // tie-break for equal trigger times: per scheduler, set once under s.q.mu when first queued (JDK sequenceNumber)
 
 	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
-	state     atomic.Uint32 // taskState, plus interruptedBit
+	state     atomic.Uint32 // taskState, plus interruptedBit and runningBit
 
 	aux atomic.Pointer[taskAux] // created on first Done/Wait, first use of the run ctx, or a failure
-	ext *taskExt                // optional, immutable after creation
+	ext *taskExt                // optional; the pointer is set once at creation (what it points to has per-run fields, see taskExt)
 }
 
-// taskExt holds what only some tasks have. The fields above the line are
-// written before the task is published and only read afterwards.
+// taskExt holds what only some tasks have. The fields of the first group
+// are written before the task is published and only read afterwards; the
+// per-run fields after them say who writes them.
 type taskExt struct {
 	name            string
 	continueOnError bool
@@ -190,7 +191,7 @@ func (t *futureTask) schedTask() *futureTask { return t }
 // taskHolder is implemented by *futureTask and, through embedding, by *Future[T].
 type taskHolder interface{ schedTask() *futureTask }
 
-// name returns the task's name, or a stand-in for logs.
+// logName returns the task's name, or a stand-in for logs.
 func (t *futureTask) logName() string {
 	if t.ext != nil && t.ext.name != "" {
 		return t.ext.name

@@ -22,7 +22,7 @@ type worker struct {
 	// taken is the clock reading at which take found the head due: the
 	// run's Started. Written by take, under q.mu.
 	taken int64
-	// ranOutcome says whether current counted as a run; written by the
+	// ranOutcome says whether the task in run counted as a run; written by the
 	// worker itself, read by it under q.mu in getTask.
 	ranOutcome bool
 }
