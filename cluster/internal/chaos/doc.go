@@ -1,0 +1,19 @@
+// Package chaos is the cluster module's chaos test: several replica
+// processes (./replica), some with clocks skewed by up to ±2 s, share one
+// redis-server with the append-only file on, while the test kills replicas
+// (SIGKILL), pauses them past their lease (SIGSTOP), restarts Redis and
+// cuts replicas off from it through a local TCP proxy; a producer schedules
+// and cancels tasks all along. Then it checks, from the ledger the
+// replicas' handlers write, that nothing acknowledged was lost, that no
+// task was claimed after a successful Cancel, that no task ran twice
+// without a fault to explain it, that every periodic occurrence ran while
+// a replica was up, and that nothing started before its due time by
+// Redis's clock.
+//
+// It runs for 60 s by default, longer with CLUSTER_CHAOS_DURATION (a Go
+// duration) or -chaos.duration when this package is tested alone:
+//
+//	CLUSTER_CHAOS_DURATION=10m go test -race -run TestChaos -v ./cluster/internal/chaos/
+//
+// CLUSTER_CHAOS_SEED replays a run's choices of faults.
+package chaos

@@ -1,0 +1,132 @@
+// Command replica is one replica of the cluster module's chaos test
+// (package chaos): a cluster.Node with a clock skewed by -skew, running the
+// test's durable kind and a cluster-once periodic task, and writing every
+// run to its ledger file. It stops gracefully on SIGTERM; the test also
+// kills it (SIGKILL), pauses it (SIGSTOP) and cuts it off from Redis.
+//
+// Ledger lines, one write each, are
+//
+//	<event> <id> <due µs> <at µs> <replica> <attempt> <lost>
+//
+// with event "start" when a handler starts, "end" when it has done its
+// work and returns nil, "abort" when its ctx ended first. Times are the
+// host's clock, which on one machine is Redis's clock (TIME) too.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+	"github.com/redis/go-redis/v9"
+)
+
+// Kinds the replica handles; the test schedules KindWork.
+const (
+	kindWork     = "work"
+	periodicTick = "tick"
+)
+
+func main() {
+	addr := flag.String("redis", "", "Redis address (the test's proxy)")
+	prefix := flag.String("prefix", "{chaos}", "key prefix")
+	name := flag.String("name", "", "replica name written to the ledger")
+	ledgerPath := flag.String("ledger", "", "ledger file")
+	skew := flag.Duration("skew", 0, "how far the node's clock is off")
+	lease := flag.Duration("lease", 3*time.Second, "lease")
+	tick := flag.Duration("tick", 500*time.Millisecond, "period of the cluster-once periodic task")
+	flag.Parse()
+	if err := run(*addr, *prefix, *name, *ledgerPath, *skew, *lease, *tick); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, prefix, name, ledgerPath string, skew, lease, tick time.Duration) error {
+	f, err := os.OpenFile(ledgerPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	led := &ledger{f: f, name: name}
+
+	// go-redis's own timeouts are left at their defaults (3 s reads,
+	// 3 retries): the node's lease-path deadlines must beat them.
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32, DialTimeout: 500 * time.Millisecond})
+	defer rdb.Close()
+	n, err := cluster.New(rdb,
+		cluster.WithPrefix(prefix),
+		cluster.WithClock(skewed{scheduler.SystemClock(), skew}),
+		cluster.WithLease(lease),
+		cluster.WithWindow(5*time.Second),
+		cluster.WithSweepInterval(time.Second),
+		cluster.WithBackoff(func(int) time.Duration { return 50 * time.Millisecond }))
+	if err != nil {
+		return err
+	}
+	if err := n.Handle(kindWork, led.handler); err != nil {
+		return err
+	}
+	if err := n.Periodic(periodicTick, everyTick(tick), led.handler); err != nil {
+		return err
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	if err := n.Start(context.Background()); err != nil {
+		return err
+	}
+	fmt.Println("ready")
+	<-sigs
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return n.Stop(ctx)
+}
+
+// ledger writes the replica's runs to its file.
+type ledger struct {
+	mu   sync.Mutex // guards writes to f, one line each
+	f    *os.File
+	name string
+}
+
+func (l *ledger) write(event string, t cluster.Task) {
+	line := fmt.Sprintf("%s %s %d %d %s %d %d\n", event, t.ID, t.Due.UnixMicro(), time.Now().UnixMicro(), l.name, t.Attempt, t.Lost)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.f.WriteString(line)
+}
+
+// handler records its start, works for up to 200 ms, and records its end;
+// it always succeeds unless its ctx ends first.
+func (l *ledger) handler(ctx context.Context, t cluster.Task) error {
+	l.write("start", t)
+	select {
+	case <-time.After(time.Duration(rand.IntN(200)) * time.Millisecond):
+		l.write("end", t)
+		return nil
+	case <-ctx.Done():
+		l.write("abort", t)
+		return context.Cause(ctx)
+	}
+}
+
+// skewed is the system clock off by a fixed amount.
+type skewed struct {
+	scheduler.Clock
+	off time.Duration
+}
+
+func (c skewed) Now() time.Time { return c.Clock.Now().Add(c.off) }
+
+// everyTick fires at every multiple of d.
+func everyTick(d time.Duration) scheduler.Trigger {
+	return scheduler.TriggerFunc(func(t time.Time) time.Time { return t.Truncate(d).Add(d) })
+}

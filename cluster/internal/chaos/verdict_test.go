@@ -1,0 +1,170 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster"
+)
+
+// The verdict: what the ledger, the producer's records and the fault log
+// must show. Every rule flags only what no injected fault can explain, so
+// the verdict does not depend on timing luck.
+
+// fault is one injected fault: replica is the replica it hit, or "" for
+// Redis (which hits every replica). It lasted from start until end (the
+// killed replica's restart was ready, the paused one resumed, the cut was
+// mended, Redis answered again).
+type fault struct {
+	kind       string
+	replica    string
+	start, end time.Time
+}
+
+// cancelRecord is one Cancel the producer made.
+type cancelRecord struct {
+	returned time.Time
+	res      cluster.Cancellation
+	err      error
+}
+
+// history is everything the checks read.
+type history struct {
+	runs      map[string][]*run    // by task ID, in start order
+	acked     map[string]time.Time // tasks whose Schedule returned nil, by ID, with their due time
+	cancels   map[string]cancelRecord
+	faults    []fault
+	ready     map[string]time.Time // when each replica slot first became ready
+	tick      time.Duration        // period of the periodic task
+	tickFrom  time.Time            // occurrences checked from here ...
+	tickUntil time.Time            // ... to here
+	// upBefore is how long a replica must have been up before an
+	// occurrence's due time for that occurrence to be required: its
+	// window, its clock skew and a sweep.
+	upBefore time.Duration
+}
+
+// explained reports whether a fault that hit the replica of first (or
+// Redis) overlaps the time from first's start to second's: a fault that
+// can make a task run again.
+func (h *history) explained(first, second *run) bool {
+	for _, f := range h.faults {
+		if (f.replica == "" || f.replica == first.replica) && !f.start.After(second.start) && !f.end.Before(first.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// upThroughout reports whether replica was up (started, and neither
+// killed, paused nor cut off) from a to b.
+func (h *history) upThroughout(replica string, a, b time.Time) bool {
+	r, ok := h.ready[replica]
+	if !ok || r.After(a) {
+		return false
+	}
+	for _, f := range h.faults {
+		if f.replica == replica && !f.start.After(b) && !f.end.Before(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// verdict is the outcome of the checks: problems (empty when the cluster
+// kept every promise) and figures for the log.
+type verdict struct {
+	problems                     []string
+	tasks, canceled, occurrences int
+	runs, explainedRepeats       int
+	maxLate                      time.Duration
+	lateness                     []time.Duration // first start minus due, of every acknowledged task
+	earliest                     time.Duration   // the most negative start minus due seen (0 if none early)
+	requiredOccurrences, occRuns int
+}
+
+func (v *verdict) problem(format string, args ...any) {
+	if len(v.problems) < 50 {
+		v.problems = append(v.problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// check applies every rule.
+func (h *history) check() *verdict {
+	v := &verdict{}
+	for id, rs := range h.runs {
+		for _, r := range rs {
+			v.runs++
+			// Nothing starts before its due time by Redis's clock (the
+			// host's clock, on one machine).
+			if d := r.start.Sub(r.due); d < 0 {
+				v.problem("%s started %v before its due time on %s", id, -d, r.replica)
+				v.earliest = min(v.earliest, d)
+			}
+		}
+		c, canceled := h.cancels[id]
+		if canceled && c.err == nil && c.res.Removed {
+			// No claim after a successful Cancel; a run claimed
+			// before it may start after it only if Cancel said a run
+			// was in flight.
+			after := 0
+			for _, r := range rs {
+				if r.start.After(c.returned) {
+					after++
+				}
+			}
+			if allowed := map[bool]int{false: 0, true: 1}[c.res.WasRunning]; after > allowed {
+				v.problem("%s: %d runs started after Cancel returned %+v", id, after, c.res)
+			}
+			continue
+		}
+		// No second run that a fault does not explain.
+		for i := 1; i < len(rs); i++ {
+			if !h.explained(rs[i-1], rs[i]) {
+				v.problem("%s ran again on %s at %s after a run on %s at %s, with no fault between",
+					id, rs[i].replica, rs[i].start.Format("15:04:05.000"), rs[i-1].replica, rs[i-1].start.Format("15:04:05.000"))
+			} else {
+				v.explainedRepeats++
+			}
+		}
+	}
+	// Nothing acknowledged is lost: each task ran to its end, unless a
+	// Cancel removed it (or may have: a Cancel that failed).
+	for id, due := range h.acked {
+		v.tasks++
+		if c, ok := h.cancels[id]; ok && (c.err != nil || c.res.Removed) {
+			v.canceled++
+			continue
+		}
+		rs := h.runs[id]
+		if !slices.ContainsFunc(rs, func(r *run) bool { return r.ended }) {
+			v.problem("%s (due %s) acknowledged but never ran to its end (%d starts)", id, due.Format("15:04:05.000"), len(rs))
+			continue
+		}
+		late := rs[0].start.Sub(due)
+		v.lateness = append(v.lateness, late)
+		v.maxLate = max(v.maxLate, late)
+	}
+	// Every periodic occurrence runs while a replica is up.
+	for due := h.tickFrom.Truncate(h.tick).Add(h.tick); !due.After(h.tickUntil); due = due.Add(h.tick) {
+		id := cluster.OccurrenceID("tick", due)
+		v.occurrences++
+		v.occRuns += len(h.runs[id])
+		up := false
+		for r := range h.ready {
+			if h.upThroughout(r, due.Add(-h.upBefore), due) {
+				up = true
+				break
+			}
+		}
+		if !up {
+			continue
+		}
+		v.requiredOccurrences++
+		if len(h.runs[id]) == 0 {
+			v.problem("occurrence %s never ran, though a replica was up from %v before it", id, h.upBefore)
+		}
+	}
+	return v
+}
