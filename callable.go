@@ -29,7 +29,7 @@ func ScheduleCallable[T any](s *Scheduler, fn Callable[T], delay time.Duration, 
 		}
 		return err
 	}
-	if err := s.initTask(&f.futureTask, body, kindOneShot, 0, opts, f); err != nil {
+	if err := s.initTask(&f.futureTask, body, KindOneShot, 0, opts, f); err != nil {
 		return nil, err
 	}
 	if _, err := s.delayedExecute(&f.futureTask, delay); err != nil {

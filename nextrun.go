@@ -14,45 +14,53 @@ import (
 // schedule is a constant and its cases here, plus its scheduling method in
 // scheduler.go.
 
-// taskKind is what a scheduling call makes. It decides when the task runs
-// next and the defaults of its task options.
-type taskKind uint8
+// TaskKind says how a task is scheduled: which scheduling call made it.
+// It decides when the task runs next and the defaults of its task options;
+// [Scheduler.PeekQueue] reports it. The JDK tells only periodic from not
+// (isPeriodic).
+type TaskKind uint8
 
 const (
-	kindOneShot    taskKind = iota // Schedule, Submit, Execute, the callables
-	kindFixedRate                  // ScheduleAtFixedRate
-	kindFixedDelay                 // ScheduleWithFixedDelay
-	kindTrigger                    // ScheduleWithTrigger
+	// KindOneShot runs once: Schedule, Submit, Execute and the callables.
+	KindOneShot TaskKind = iota
+	// KindFixedRate runs at initialDelay + k*period: ScheduleAtFixedRate.
+	KindFixedRate
+	// KindFixedDelay runs a delay after each run ends:
+	// ScheduleWithFixedDelay.
+	KindFixedDelay
+	// KindTrigger runs at its Trigger's times: ScheduleWithTrigger.
+	KindTrigger
 )
 
-// String names the kind as the documentation does.
-func (k taskKind) String() string {
+// String names the kind as the documentation does: "one-shot", "fixed
+// rate", "fixed delay", "trigger".
+func (k TaskKind) String() string {
 	switch k {
-	case kindOneShot:
+	case KindOneShot:
 		return "one-shot"
-	case kindFixedRate:
+	case KindFixedRate:
 		return "fixed rate"
-	case kindFixedDelay:
+	case KindFixedDelay:
 		return "fixed delay"
-	case kindTrigger:
+	case KindTrigger:
 		return "trigger"
 	}
-	return fmt.Sprintf("taskKind(%d)", uint8(k))
+	return fmt.Sprintf("TaskKind(%d)", uint8(k))
 }
 
 // periodic reports whether tasks of kind k run more than once (JDK
 // isPeriodic).
-func (k taskKind) periodic() bool { return k != kindOneShot }
+func (k TaskKind) periodic() bool { return k != KindOneShot }
 
 // coalescesMissed reports whether a task of kind k merges missed runs,
 // given its options: fixed-rate tasks catch up unless told to coalesce,
 // trigger tasks coalesce unless told to catch up, and the other kinds
 // have no missed runs.
-func (k taskKind) coalescesMissed(tc *taskConfig) bool {
+func (k TaskKind) coalescesMissed(tc *taskConfig) bool {
 	switch k {
-	case kindFixedRate:
+	case KindFixedRate:
 		return tc.missedSet && tc.missed == CoalesceMissed
-	case kindTrigger:
+	case KindTrigger:
 		return !tc.missedSet || tc.missed == CoalesceMissed
 	}
 	return false
@@ -70,29 +78,29 @@ const periodTrigger = math.MinInt64
 // encodePeriod returns the period field of a task of kind k; span is the
 // period of a fixed-rate task and the delay of a fixed-delay task, and is
 // not used for the other kinds.
-func encodePeriod(k taskKind, span time.Duration) int64 {
+func encodePeriod(k TaskKind, span time.Duration) int64 {
 	switch k {
-	case kindFixedRate:
+	case KindFixedRate:
 		return int64(span)
-	case kindFixedDelay:
+	case KindFixedDelay:
 		return -int64(span)
-	case kindTrigger:
+	case KindTrigger:
 		return periodTrigger
 	}
 	return 0
 }
 
 // kind returns t's kind, decoded from its period field.
-func (t *futureTask) kind() taskKind {
+func (t *futureTask) kind() TaskKind {
 	switch p := t.period; {
 	case p == 0:
-		return kindOneShot
+		return KindOneShot
 	case p > 0:
-		return kindFixedRate
+		return KindFixedRate
 	case p == periodTrigger:
-		return kindTrigger
+		return KindTrigger
 	}
-	return kindFixedDelay
+	return KindFixedDelay
 }
 
 // setWhenLocked sets the trigger time of t's next run: it is the only
@@ -115,10 +123,10 @@ func (s *Scheduler) nextRunTimeLocked(t *futureTask, next time.Time) int64 {
 	q := &s.q
 	var due int64
 	switch t.kind() {
-	case kindTrigger:
+	case KindTrigger:
 		t.ext.dueWall = next
 		return q.triggerTimeLocked(t.ext.clockMono, t.withJitter(int64(next.Sub(t.ext.clockWall))))
-	case kindFixedRate:
+	case KindFixedRate:
 		due = t.due() + t.period
 	default: // fixed delay; a one-shot task is never re-queued
 		due = q.triggerTimeLocked(q.now(), -t.period)
@@ -167,10 +175,10 @@ func (t *futureTask) withJitter(delay int64) int64 {
 // starts at once.
 func (s *Scheduler) coalesceMissed(t *futureTask, rec *runRecord) {
 	switch t.kind() {
-	case kindTrigger:
+	case KindTrigger:
 		s.coalesceTrigger(t, rec)
 		return
-	case kindFixedRate:
+	case KindFixedRate:
 	default:
 		return // nothing to merge
 	}

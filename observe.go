@@ -105,7 +105,7 @@ func (s *Scheduler) findRunLocked(t *futureTask) (runRecord, bool) {
 // zero.
 func (s *Scheduler) runInfo(rec *runRecord) RunInfo {
 	due := rec.dueWall
-	if rec.t.kind() != kindTrigger {
+	if rec.t.kind() != KindTrigger {
 		due = s.q.origin.Add(time.Duration(rec.due))
 	}
 	r := RunInfo{

@@ -44,7 +44,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	if t.loadState() != stateNew {
 		return false // canceled while queued: discarded, no hooks
 	}
-	if t.kind() == kindTrigger && s.requeueIfEarly(t) {
+	if t.kind() == KindTrigger && s.requeueIfEarly(t) {
 		return false
 	}
 	if t.ext != nil && t.ext.coalesce {
@@ -60,6 +60,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 		if s.observing {
 			s.observe(rec, rec.started, pe)
 		}
+		s.recordRun(rec, pe)
 		return true
 	}
 	// Cancel may have won since the check above (while BeforeExecute ran,
@@ -75,7 +76,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	err, panicked := s.callBody(t, rec)
 	t.endRun()
 	switch {
-	case t.kind() == kindOneShot:
+	case t.kind() == KindOneShot:
 		t.complete(err)
 	case err != nil && !panicked && errors.Is(err, context.Canceled) && runState(s.stateA.Load()) >= stateStop:
 		// The run gave up because ShutdownNow canceled its ctx: the task
@@ -104,6 +105,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	if s.observing {
 		s.observe(rec, s.q.now(), err)
 	}
+	s.recordRun(rec, err)
 	return true
 }
 
@@ -164,6 +166,7 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 			if s.observing {
 				s.observe(rec, s.q.now(), errGoexit)
 			}
+			s.recordRun(rec, errGoexit)
 			return
 		}
 		pe := newPanicError(r)
@@ -181,7 +184,7 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 // has no next time ends here, or fails if its trigger failed.
 func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	var next time.Time
-	if t.kind() == kindTrigger {
+	if t.kind() == KindTrigger {
 		var ok bool
 		if next, ok = s.nextTriggerTime(t); !ok {
 			return

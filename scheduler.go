@@ -101,6 +101,10 @@ type Scheduler struct {
 	// Counters without an invariant to keep with the queue.
 	rejected, failed, panicked, canceled atomic.Uint64
 
+	// history counts the runs of the last minutes once RunHistory has
+	// been called (history.go); nil until then.
+	history atomic.Pointer[runHistory]
+
 	terminated chan struct{} // closed when the state becomes stateTerminated
 }
 
@@ -153,7 +157,7 @@ func (s *Scheduler) setStateLocked(st runState) {
 // initTask fills in a new task of kind kind: its period field (span is the
 // period or delay of a periodic kind, see encodePeriod), options, decorated
 // body. face is the *Future of a Callable, nil for a Task.
-func (s *Scheduler) initTask(t *futureTask, fn Task, kind taskKind, span time.Duration, opts []TaskOption, face ScheduledFuture) error {
+func (s *Scheduler) initTask(t *futureTask, fn Task, kind TaskKind, span time.Duration, opts []TaskOption, face ScheduledFuture) error {
 	t.s = s
 	t.period = encodePeriod(kind, span)
 	t.heapIndex = -1
@@ -228,12 +232,12 @@ func (s *Scheduler) Schedule(task Task, delay time.Duration, opts ...TaskOption)
 	if task == nil {
 		return nil, invalid("Schedule", "nil task")
 	}
-	return s.schedule(task, kindOneShot, delay, 0, opts)
+	return s.schedule(task, KindOneShot, delay, 0, opts)
 }
 
 // schedule makes a task of kind kind (span as for initTask) and queues it
 // to run first after delay.
-func (s *Scheduler) schedule(fn Task, kind taskKind, delay, span time.Duration, opts []TaskOption) (ScheduledFuture, error) {
+func (s *Scheduler) schedule(fn Task, kind TaskKind, delay, span time.Duration, opts []TaskOption) (ScheduledFuture, error) {
 	t := &futureTask{}
 	if err := s.initTask(t, fn, kind, span, opts, nil); err != nil {
 		return nil, err
@@ -258,7 +262,7 @@ func (s *Scheduler) ScheduleAtFixedRate(task Task, initialDelay, period time.Dur
 	if period <= 0 {
 		return nil, invalid("ScheduleAtFixedRate", "period %v <= 0", period)
 	}
-	return s.schedule(task, kindFixedRate, initialDelay, period, opts)
+	return s.schedule(task, KindFixedRate, initialDelay, period, opts)
 }
 
 // ScheduleWithFixedDelay runs task first after initialDelay, then again
@@ -272,7 +276,7 @@ func (s *Scheduler) ScheduleWithFixedDelay(task Task, initialDelay, delay time.D
 	if delay <= 0 {
 		return nil, invalid("ScheduleWithFixedDelay", "delay %v <= 0", delay)
 	}
-	return s.schedule(task, kindFixedDelay, initialDelay, delay, opts)
+	return s.schedule(task, KindFixedDelay, initialDelay, delay, opts)
 }
 
 // Execute runs task as soon as a worker is free (JDK execute): Schedule with

@@ -428,8 +428,8 @@ func (f *Future[T]) schedTask() *futureTask {
 // newTaskExt builds the optional part of a task, or nil when none is
 // needed; kind says which kind of task it is for the defaults and checks
 // of the task options. The error wraps ErrInvalidArgument.
-func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskExt, error) {
-	if len(opts) == 0 && kind != kindTrigger {
+func newTaskExt(opts []TaskOption, face ScheduledFuture, kind TaskKind) (*taskExt, error) {
+	if len(opts) == 0 && kind != KindTrigger {
 		// The common case, kept free of allocation: tc below escapes
 		// through the interface call, so it is on the heap.
 		if face == nil {
@@ -451,7 +451,7 @@ func newTaskExt(opts []TaskOption, face ScheduledFuture, kind taskKind) (*taskEx
 		return nil, invalid("WithJitter", "max %v < 0", tc.jitter)
 	}
 	coalesce := kind.coalescesMissed(&tc)
-	if tc.name == "" && !tc.continueOnError && face == nil && !coalesce && tc.jitter == 0 && kind != kindTrigger {
+	if tc.name == "" && !tc.continueOnError && face == nil && !coalesce && tc.jitter == 0 && kind != KindTrigger {
 		return nil, nil
 	}
 	ext := &taskExt{

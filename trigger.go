@@ -57,7 +57,7 @@ func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...Task
 		return nil, invalid("ScheduleWithTrigger", "nil trigger")
 	}
 	t := &futureTask{}
-	if err := s.initTask(t, task, kindTrigger, 0, opts, nil); err != nil {
+	if err := s.initTask(t, task, KindTrigger, 0, opts, nil); err != nil {
 		return nil, err
 	}
 	t.ext.trigger = trigger

@@ -1,6 +1,5 @@
 package scheduler
 
-
 // The pool: a worker's life from start to exit, and the pool's size (JDK
 // ThreadPoolExecutor's addWorker, runWorker, getTask, processWorkerExit).
 // Running one task is in run.go; the wait for the next is take, in leader.go.

@@ -1,0 +1,176 @@
+package scheduler
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Views for a page or an operator: the head of the queue without copying
+// the queue, the runs in progress, and a task found by its ID. The JDK's
+// getQueue returns the live queue, whose iterator copies it whole; Queue is
+// that copy here.
+
+// TaskID identifies a task within its Scheduler for as long as the task is
+// queued or running: it is the task's sequence number, handed out when the
+// task is first queued. A page may show it and act on it later through
+// [Scheduler.TaskByID]. IDs are not reused by a Scheduler.
+type TaskID uint64
+
+// QueuedTask describes one queued task, as [Scheduler.PeekQueue] reports
+// it.
+type QueuedTask struct {
+	ID     TaskID
+	Future ScheduledFuture // the value the scheduling call returned
+	Name   string          // WithName's, or ""
+	Kind   TaskKind
+	// Due is when the task runs next by the scheduler's clock, its jitter
+	// included.
+	Due time.Time
+	// Period is the period of a fixed-rate task or the delay of a
+	// fixed-delay task; 0 for the other kinds.
+	Period time.Duration
+	// Trigger is a trigger task's Trigger (print it with %v: a
+	// *cron.Schedule prints its spec), nil for the other kinds.
+	Trigger Trigger
+	// Canceled is true for a canceled task not yet removed (see
+	// WithRemoveOnCancel and Purge).
+	Canceled bool
+}
+
+// PeekQueue returns up to limit queued tasks, the earliest due first, as
+// Queue would order them, but without copying the queue: it walks the heap
+// best first, in O(limit log limit) under the queue's lock, so a page can
+// show the head of a queue of millions. limit <= 0 returns nil.
+func (s *Scheduler) PeekQueue(limit int) []QueuedTask {
+	if limit <= 0 {
+		return nil
+	}
+	s.q.mu.Lock()
+	ts := s.q.heap.smallest(limit)
+	out := make([]QueuedTask, len(ts))
+	for i, t := range ts {
+		out[i] = s.queuedTaskLocked(t)
+	}
+	s.q.mu.Unlock()
+	return out
+}
+
+// queuedTaskLocked describes t, which is queued. q.mu.
+func (s *Scheduler) queuedTaskLocked(t *futureTask) QueuedTask {
+	qt := QueuedTask{
+		ID:       TaskID(t.seq),
+		Future:   t.face(),
+		Name:     t.Name(),
+		Kind:     t.kind(),
+		Due:      s.q.origin.Add(time.Duration(t.when)),
+		Canceled: t.loadState() == stateCanceled,
+	}
+	switch qt.Kind {
+	case KindFixedRate:
+		qt.Period = time.Duration(t.period)
+	case KindFixedDelay:
+		qt.Period = time.Duration(-t.period)
+	case KindTrigger:
+		qt.Trigger = t.ext.trigger
+	}
+	return qt
+}
+
+// Running returns the runs in progress, on workers and in callers'
+// goroutines (CallerRunsPolicy), with Future, Due, Started and Jitter as
+// [CurrentRun] gives them; in no particular order.
+func (s *Scheduler) Running() []RunInfo {
+	s.q.mu.Lock()
+	recs := make([]runRecord, 0, s.active+len(s.callerRuns))
+	for w := range s.workers {
+		if w.run.t != nil {
+			recs = append(recs, w.run)
+		}
+	}
+	for _, rec := range s.callerRuns {
+		recs = append(recs, *rec)
+	}
+	s.q.mu.Unlock()
+	out := make([]RunInfo, len(recs))
+	for i := range recs {
+		out[i] = s.runInfo(&recs[i])
+	}
+	return out
+}
+
+// TaskByID returns the future of the task with ID id if it is queued or
+// running, and false otherwise (done, removed, or never this Scheduler's).
+// It looks through the runs in progress and then the queue, in O(n) under
+// the queue's lock: about a millisecond for a million queued tasks, for an
+// operator's click, not for a hot path.
+func (s *Scheduler) TaskByID(id TaskID) (ScheduledFuture, bool) {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	for w := range s.workers {
+		if t := w.run.t; t != nil && TaskID(t.seq) == id {
+			return t.face(), true
+		}
+	}
+	for _, rec := range s.callerRuns {
+		if TaskID(rec.t.seq) == id {
+			return rec.t.face(), true
+		}
+	}
+	if t := s.q.heap.findSeq(uint64(id)); t != nil {
+		return t.face(), true
+	}
+	return nil, false
+}
+
+// smallest returns the up to k earliest-due tasks in due order, walking the
+// heap best first: a candidate set, itself a small heap of slots, starts
+// with the root; taking its least slot adds that slot's two children. Every
+// slot taken is the least of those not yet taken, by the heap property.
+func (h *taskHeap) smallest(k int) []*futureTask {
+	k = min(k, h.len())
+	if k == 0 {
+		return nil
+	}
+	out := make([]*futureTask, 0, k)
+	c := slotHeap{h: h, slots: make([]int, 0, k+1)}
+	heap.Push(&c, 0)
+	for len(out) < k {
+		i := heap.Pop(&c).(int)
+		out = append(out, h.at(i))
+		for _, child := range [2]int{2*i + 1, 2*i + 2} {
+			if child < h.len() {
+				heap.Push(&c, child)
+			}
+		}
+	}
+	return out
+}
+
+// findSeq returns the queued task with sequence number seq, or nil: a scan
+// of the slots' inline keys, which touches no task but the one found.
+func (h *taskHeap) findSeq(seq uint64) *futureTask {
+	for i := range h.a {
+		if h.a[i].seq == seq {
+			return h.a[i].t
+		}
+	}
+	return nil
+}
+
+// slotHeap is a min-heap of slots of a taskHeap, ordered as the slots'
+// entries are; smallest's candidate set.
+type slotHeap struct {
+	h     *taskHeap
+	slots []int
+}
+
+func (c *slotHeap) Len() int           { return len(c.slots) }
+func (c *slotHeap) Less(i, j int) bool { return c.h.a[c.slots[i]].less(&c.h.a[c.slots[j]]) }
+func (c *slotHeap) Swap(i, j int)      { c.slots[i], c.slots[j] = c.slots[j], c.slots[i] }
+func (c *slotHeap) Push(x any)         { c.slots = append(c.slots, x.(int)) }
+func (c *slotHeap) Pop() any {
+	n := len(c.slots) - 1
+	x := c.slots[n]
+	c.slots = c.slots[:n]
+	return x
+}
