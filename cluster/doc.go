@@ -9,20 +9,31 @@
 //   - Node.Schedule returns once Redis holds the task. A node that handles
 //     the task's kind runs it at its due time. Delivery is at least once,
 //     and exactly once when nothing crashes and no run outlives its lease.
-//   - A claim is one Lua script, so only one node can win it. The claim
-//     takes a lease, and a heartbeat renews it every third of a lease while
-//     the run goes on. If a node dies, its lease expires and the reaper
-//     (every node runs one) returns the task to pending, so another node
-//     runs it. That lost run counts as a failed attempt.
-//   - A failed run (an error or a panic) is retried with backoff
-//     (WithBackoff) up to its retry limit (WithMaxRetries,
-//     WithTaskMaxRetries). After that the task is dead: it stays in Redis
-//     with its last error until Node.Cancel removes it. Node.Cancel removes a
-//     task in any state.
+//   - A claim is one Lua script, so only one node can win it, and it checks
+//     the due time against Redis's clock: no task starts before its due
+//     time by Redis's clock, whatever a node's clock says. The claim takes
+//     a lease, renewed every quarter lease while the run goes on. If a node
+//     dies, stalls or loses Redis, its lease expires and the reaper (every
+//     node runs one) returns the task to pending, so another node runs it.
+//     That lost run is counted in Task.Lost and does not use up a retry;
+//     lost runs have their own limit (WithMaxLostRuns).
+//   - Every Redis call on the lease path (claim, renewal, completion,
+//     failure, hand-back) carries its own deadline derived from the time
+//     left on the lease, whatever the client's timeouts, and no node mutex
+//     is ever held across a call into the Scheduler, Redis or a handler, so
+//     renewals are never held up by the window or a slow handler.
+//   - A failed run (an error, a panic, or a handler past its time limit,
+//     WithTaskTimeout) is retried with backoff (WithBackoff) up to its
+//     retry limit (WithMaxRetries, WithTaskMaxRetries). After that the task
+//     is dead: it stays in Redis with its last error (with the stack, for a
+//     panic) until Node.Cancel removes it.
+//   - Node.Cancel removes a task in any state; once it returned, no node
+//     claims the task again, and it says whether a run was in flight (that
+//     run's ctx is canceled within a third of the lease).
 //   - Node.Stop hands a claimed task that has not started yet back at once,
-//     and waits for the running handlers. If its ctx ends first, it cancels
-//     them and hands their tasks back. Node.StopNow leaves running tasks to
-//     their leases. Either way nothing is lost.
+//     keeping its due time, and waits for the running handlers. If its ctx
+//     ends first, it cancels them and hands their tasks back. Node.StopNow
+//     leaves running tasks to their leases. Either way nothing is lost.
 //   - Node.Periodic declares a named task with a scheduler.Trigger on every
 //     node. It runs once per due time across all nodes, with no leader (see
 //     below).
@@ -48,10 +59,11 @@
 //     expiry;
 //   - prefix:events, a pub/sub channel.
 //
-// Every change of state is a Lua script (scripts.go), so the store is never
-// seen half-changed. Lease expiries and the times the scripts stamp come
-// from Redis's clock (TIME), so a replica's wrong clock cannot shorten or
-// lengthen a lease. A claim carries an owner token, and completing,
+// Every change of state is a Lua script, kept beside the Go function that
+// runs it, so the store is never seen half-changed. Whether a task is due,
+// lease expiries, retry times and the times the scripts stamp come from
+// Redis's clock (TIME), so a replica's wrong clock can neither start a task
+// early nor shorten or lengthen a lease. A claim carries an owner token, and completing,
 // failing, releasing and renewing all check it. A run that lost its lease
 // therefore cannot complete or retry a task that another node now holds
 // (fencing).
@@ -84,9 +96,9 @@
 // workaround does by hand (asynq issues #395, #554, #1013). When an
 // occurrence completes, its done marker stops a node whose clock runs
 // behind from storing it again. The due time comes from the trigger, not
-// from anyone's clock, so clock skew only moves which node claims first.
-// Skew below the lease cannot double a run: the occurrence is claimed once,
-// and the marker outlives any skew. If the node running an occurrence
+// from anyone's clock, so clock skew only moves which node tries to claim
+// first. Skew below the retention cannot double a run: the occurrence is
+// claimed once, and the marker outlives the skew. If the node running an occurrence
 // dies, the lease returns that occurrence to pending and another node runs
 // it. Occurrences that fell while no node was running, and were never
 // stored, are skipped (Quartz's misfire instruction "do nothing").
@@ -125,9 +137,11 @@
 // if an acknowledged Schedule must survive a crash of Redis itself. Give
 // the go-redis client a PoolSize above WithConcurrency. In a Redis Cluster,
 // every key of a prefix is in one slot, and a few scripts build task keys
-// from the prefix (see scripts.go).
+// from the prefix (see store.go).
 //
 // The tests start a real redis-server of their own on a free port
-// (internal/redistest), and so does the benchmark (benchmarks/clusterbench);
-// nothing here is tested against a mock.
+// (internal/redistest), and so do the chaos test (internal/chaos) and the
+// benchmark (benchmarks/clusterbench); nothing here is tested against a
+// mock. docs/cluster.md has the guarantees table, the measured clock skew
+// tolerated and how to run the chaos test for longer.
 package cluster
