@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-stpe/scheduler"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -50,6 +51,10 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		n.mu.Unlock()
 		return
 	}
+	var oldFut scheduler.ScheduledFuture
+	if old != nil {
+		oldFut = old.fut
+	}
 	e := &entry{due: due}
 	n.loaded[id] = e
 	if wait < 0 {
@@ -60,8 +65,9 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	}
 	n.mu.Unlock()
 
-	if old != nil && old.fut != nil {
-		old.fut.Cancel(false)
+	if oldFut != nil {
+		// Not yet scheduled (nil): its own enter cancels it.
+		oldFut.Cancel(false)
 	}
 	fut, err := n.sched.Schedule(func(context.Context) error {
 		n.fire(id, e)
@@ -89,12 +95,15 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 // unload removes a task from the window: another node claimed it, or it
 // was canceled.
 func (n *Node) unload(id string) {
+	var fut scheduler.ScheduledFuture
 	n.mu.Lock()
-	e := n.loaded[id]
-	delete(n.loaded, id)
+	if e := n.loaded[id]; e != nil {
+		fut = e.fut
+		delete(n.loaded, id)
+	}
 	n.mu.Unlock()
-	if e != nil && e.fut != nil {
-		e.fut.Cancel(false)
+	if fut != nil {
+		fut.Cancel(false)
 	}
 }
 
