@@ -1,0 +1,123 @@
+package cluster
+
+import "context"
+
+// A node's life: Start, then Stop or StopNow, once.
+
+// Start starts running tasks: it subscribes to the store's events, loads
+// the window, and starts the sweep, reaper and heartbeat loops. It returns
+// once the subscription is confirmed, so no task scheduled after Start
+// returns can be missed by pub/sub. A second Start is ErrStopped.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	if n.state != stateNew {
+		n.mu.Unlock()
+		return ErrStopped
+	}
+	n.state = stateStarted
+	n.mu.Unlock()
+	if err := n.st.loadScripts(ctx); err != nil {
+		n.abortStart()
+		return failed("start", err)
+	}
+	ps := n.st.rdb.Subscribe(ctx, n.st.channel())
+	if _, err := ps.Receive(ctx); err != nil {
+		_ = ps.Close()
+		n.abortStart()
+		return failed("start: subscribe", err)
+	}
+	n.refreshMembers(ctx)
+	bg, cancel := context.WithCancel(context.Background())
+	n.bgCancel = cancel
+	hb, hbCancel := context.WithCancel(context.Background())
+	n.hbCancel = hbCancel
+	n.bg.Add(3)
+	go n.sweepLoop(bg)
+	go n.listenLoop(bg, ps)
+	go n.reapLoop(bg)
+	n.hb.Add(1)
+	go n.heartbeatLoop(hb)
+	n.requestSweep()
+	return nil
+}
+
+// abortStart undoes a Start that failed, so that Start may be tried again.
+func (n *Node) abortStart() {
+	n.mu.Lock()
+	n.state = stateNew
+	n.mu.Unlock()
+}
+
+// Stop stops the node gracefully (asynq's Server.Shutdown, Quartz's
+// shutdown(true)): it stops claiming, leaves every task not yet claimed in
+// Redis for the other nodes, hands back at once a task claimed but not yet
+// started, and waits for the running handlers. If ctx ends first, it cancels
+// their ctx, hands their tasks back to pending (no attempt counted), waits
+// for them to return and returns ctx.Err(). Nothing is lost. Stop on a node
+// never started only releases its resources; later calls do nothing.
+func (n *Node) Stop(ctx context.Context) error {
+	if !n.beginStop() {
+		return nil
+	}
+	n.bgCancel()
+	n.bg.Wait()
+	n.leave()
+	n.sched.Shutdown()
+	err := n.sched.AwaitTermination(ctx)
+	if err != nil {
+		n.runCancel(errHandBack)
+		_ = n.sched.AwaitTermination(context.Background())
+	}
+	n.endStop()
+	return err
+}
+
+// StopNow stops the node abruptly, as a crash would but without leaking
+// anything (the JDK's shutdownNow): it cancels the ctx of running handlers
+// and waits for them to return, and leaves the tasks they held to their
+// lease, so another node runs them after it expires. A handler that still
+// returns nil completes its task.
+func (n *Node) StopNow() {
+	if !n.beginStop() {
+		return
+	}
+	n.runCancel(errKilled)
+	n.bgCancel()
+	n.bg.Wait()
+	n.leave()
+	n.sched.ShutdownNow()
+	_ = n.sched.AwaitTermination(context.Background())
+	n.endStop()
+}
+
+// beginStop moves a started node to stopping and reports whether the caller
+// should stop it; a node never started is stopped at once.
+func (n *Node) beginStop() bool {
+	n.mu.Lock()
+	state := n.state
+	switch state {
+	case stateNew:
+		n.state = stateStopped
+	case stateStarted:
+		n.state = stateStopping
+	}
+	n.mu.Unlock()
+	if state == stateNew {
+		n.sched.Shutdown()
+		n.runCancel(errKilled)
+	}
+	return state == stateStarted
+}
+
+// endStop ends the heartbeat once no run is left, and waits for the Redis
+// calls on the lease path that missed their deadline to return.
+func (n *Node) endStop() {
+	n.hbCancel()
+	n.hb.Wait()
+	n.runCancel(errKilled)
+	n.calls.Wait()
+	n.mu.Lock()
+	n.state = stateStopped
+	clear(n.loaded)
+	n.mu.Unlock()
+}
