@@ -17,9 +17,10 @@ import (
 //
 //   - a claim waits at most a third of the lease;
 //   - a renewal waits at most the time left on the soonest-expiring lease
-//     it renews, and never more than the renewal period (a quarter lease);
+//     it renews (but at least a twentieth of a lease), and never more than
+//     the renewal period (a quarter lease);
 //   - a completion, failure or hand-back is retried until the time left on
-//     the run's lease is spent.
+//     the run's lease is spent (but for at least a tenth of a lease).
 //
 // The time left is counted on the monotonic clock from the moment the
 // claim or the last successful renewal was sent, a lower bound of the
