@@ -3,12 +3,16 @@ module github.com/go-stpe/scheduler/benchmarks
 go 1.25
 
 require (
+	github.com/adhocore/gronx v1.20.4
 	github.com/go-co-op/gocron/v2 v2.21.2
 	github.com/go-stpe/scheduler v0.0.0
 	github.com/go-stpe/scheduler/cluster v0.0.0
 	github.com/hibiken/asynq v0.26.0
+	github.com/jonboulle/clockwork v0.5.0
+	github.com/netresearch/go-cron v0.9.1
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/reugn/go-quartz v0.15.2
+	github.com/robfig/cron/v3 v3.0.1
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -21,8 +25,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/jonboulle/clockwork v0.5.0 // indirect
-	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/image v0.30.0 // indirect

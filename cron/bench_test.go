@@ -17,6 +17,7 @@ func BenchmarkNext(b *testing.B) {
 		{"daily0300", "0 3 * * *"},
 		{"weekdays0900", "0 9 * * MON-FRI"},
 		{"feb29sunday", "0 0 29 2 */7"},
+		{"lastDayWeekdayNth", "0 9 L,15W * FRI#3"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := cron.MustParse(c.spec, cron.In(ny))

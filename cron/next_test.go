@@ -167,3 +167,28 @@ func TestNextAcrossLeapYearEnd(t *testing.T) {
 		require.Equal(t, "2040-12-31 09:00", cron.MustParse("0 9 31 12 *", cron.In(loc)).Next(time.Date(2040, 12, 1, 0, 0, 0, 0, loc)).Format("2006-01-02 15:04"), zone)
 	}
 }
+
+// TestNextAllocatesNothing: Next allocates nothing for any form of spec,
+// across a year of runs with both of New York's DST changes, where the
+// zone span it caches changes.
+func TestNextAllocatesNothing(t *testing.T) {
+	ny := loadZone(t, "America/New_York")
+	for _, c := range []struct {
+		spec string
+		opts []cron.Option
+	}{
+		{"*/15 * * * *", nil}, {"30 2 * * *", nil}, {"0 9 L,15W * FRI#3", nil}, {"0 0 29 2 */7", nil},
+		{"H H * * *", []cron.Option{cron.WithHashKey("job")}}, {"0 0 12 ? * 6L 2026-2030", []cron.Option{cron.Quartz()}},
+		{"@every 1h30m", nil},
+	} {
+		s := cron.MustParse(c.spec, append(c.opts, cron.In(ny))...)
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, ny)
+		next := start
+		allocs := testing.AllocsPerRun(2000, func() {
+			if next = s.Next(next); next.IsZero() || next.Year() > 2027 {
+				next = start
+			}
+		})
+		require.Zero(t, allocs, c.spec)
+	}
+}

@@ -2,7 +2,6 @@ package cron
 
 import (
 	"math/bits"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -15,7 +14,7 @@ import (
 // robfig/cron's SpecSchedule.
 //
 // A Schedule comes from [Parse] or [MustParse] and never changes (apart
-// from an internal, atomically swapped cache): Next and String are safe for
+// from an internal cache that goroutines share safely): Next and String are safe for
 // concurrent use by any number of goroutines. The zero Schedule never runs
 // (its Next returns the zero Time).
 type Schedule struct {
@@ -67,9 +66,9 @@ type Schedule struct {
 	// lastSpan caches the zone span Next looked up last for its start,
 	// which is looked up again by most later calls: finding a span costs
 	// two lookups in loc, and past a zone's listed transitions each of
-	// those parses the zone's TZ rule. A cached span is never modified, so
-	// goroutines share it through the atomic pointer alone.
-	lastSpan atomic.Pointer[zoneSpan]
+	// those parses the zone's TZ rule. Goroutines share it without a lock
+	// (see spanCache).
+	lastSpan spanCache
 }
 
 var _ scheduler.Trigger = (*Schedule)(nil)
@@ -84,18 +83,19 @@ func (s *Schedule) String() string { return s.spec }
 // whole seconds, so a t with a fraction of a second is truncated first and
 // the result is still strictly after t.
 //
-// Daylight-saving changes follow cronie and Debian's cron, as the package
-// doc explains: a fixed-time job whose wall time is skipped runs once at the
+// Daylight-saving changes follow cronie and Debian's cron (and, for jumps
+// of more than three hours, this package's own rule), as the package doc
+// explains: a fixed-time job whose wall time is skipped runs once at the
 // first instant after the gap, and one whose wall time occurs twice runs at
 // the first occurrence only, so Next(t) with t between the two occurrences
 // skips the second one (the run at the first occurrence already happened).
 // A wildcard job runs at every real instant that matches.
 //
-// Next allocates nothing, except when it caches the zone period it starts
-// in (once per period, about twice a year of run times in a zone with DST).
-// Its cost grows with how far away the next run is; for the rarest specs
-// (such as a February 29th that must be a Sunday) it scans a few decades of
-// months.
+// For "@every d", Next returns t plus d exactly, in the spec's zone.
+//
+// Next allocates nothing. Its cost grows with how far away the next run
+// is; for the rarest specs (such as a February 29th that must be a Sunday)
+// it scans a few decades of months.
 func (s *Schedule) Next(t time.Time) time.Time {
 	if s == nil || s.loc == nil {
 		return time.Time{}
@@ -156,14 +156,13 @@ func (s *Schedule) Next(t time.Time) time.Time {
 }
 
 // cachedSpanAt returns spanAt(s.loc, sec), from the cache when the span
-// cached last contains sec; otherwise it caches the span it looks up (an
-// allocation about twice a year of run times for a zone with DST).
+// cached last contains sec; otherwise it caches the span it looks up.
 func (s *Schedule) cachedSpanAt(sec int64) zoneSpan {
-	if c := s.lastSpan.Load(); c != nil && c.contains(sec) {
-		return *c
+	if c, ok := s.lastSpan.load(); ok && c.contains(sec) {
+		return c
 	}
 	sp := spanAt(s.loc, sec)
-	s.lastSpan.Store(&sp)
+	s.lastSpan.store(sp)
 	return sp
 }
 
