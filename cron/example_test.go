@@ -93,3 +93,68 @@ func ExampleSchedule_String() {
 	fmt.Println(cron.MustParse("CRON_TZ=Europe/Berlin 0 3 * * *"))
 	// Output: CRON_TZ=Europe/Berlin 0 3 * * *
 }
+
+// Quartz's day forms work in every dialect: the last weekday of the month,
+// the weekday nearest the 15th, the second Monday.
+func ExampleParse_quartzDayForms() {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, spec := range []string{"0 18 LW * *", "0 9 15W * *", "0 9 * * MON#2", "0 9 * * 5L"} {
+		next := cron.MustParse(spec, cron.In(time.UTC)).Next(from)
+		fmt.Printf("%-14s %s\n", spec, next.Format("Mon Jan 2 15:04"))
+	}
+	// Output:
+	// 0 18 LW * *    Fri Jan 30 18:00
+	// 0 9 15W * *    Thu Jan 15 09:00
+	// 0 9 * * MON#2  Mon Jan 12 09:00
+	// 0 9 * * 5L     Fri Jan 30 09:00
+}
+
+// Quartz reads a spec as Quartz's CronExpression does: seconds first, an
+// optional year, '?' in one day field, and Sunday numbered 1, so 6L is the
+// last Friday.
+func ExampleQuartz() {
+	s := cron.MustParse("0 15 10 ? * 6L 2026-2027", cron.Quartz(), cron.In(time.UTC))
+	fmt.Println(s.Next(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)))
+	fmt.Println(s.Next(time.Date(2027, 12, 31, 11, 0, 0, 0, time.UTC)).IsZero())
+	// Output:
+	// 2026-03-27 10:15:00 +0000 UTC
+	// true
+}
+
+// Spring reads a spec as Spring's CronExpression does: a day must match
+// both day fields, so this is Friday the 13th.
+func ExampleSpring() {
+	s := cron.MustParse("0 0 9 13 * FRI", cron.Spring(), cron.In(time.UTC))
+	fmt.Println(s.Next(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)).Format("Mon 2006-01-02 15:04"))
+	// Output: Fri 2026-02-13 09:00
+}
+
+// WithHashKey spreads jobs written alike, as Jenkins's H does: each key
+// gets its own time, and always the same one.
+func ExampleWithHashKey() {
+	from := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, job := range []string{"backup", "reindex", "report"} {
+		s := cron.MustParse("H H(0-5) * * *", cron.WithHashKey(job), cron.In(time.UTC))
+		fmt.Printf("%-8s %s\n", job, s.Next(from).Format("15:04"))
+	}
+	// Output:
+	// backup   00:38
+	// reindex  03:39
+	// report   00:32
+}
+
+// "@every" runs at a fixed rate from the first run, on the absolute time
+// line: across New York's spring change it stays 90 minutes apart.
+func ExampleParse_every() {
+	ny, _ := time.LoadLocation("America/New_York")
+	s := cron.MustParse("@every 1h30m", cron.In(ny))
+	next := time.Date(2026, 3, 8, 0, 0, 0, 0, ny)
+	for range 3 {
+		next = s.Next(next)
+		fmt.Println(next.Format("15:04 MST"))
+	}
+	// Output:
+	// 01:30 EST
+	// 04:00 EDT
+	// 05:30 EDT
+}
