@@ -151,7 +151,7 @@
 // adhocore/gronx v1.20.4; the program is benchmarks/cronbench, the table
 // is in docs/cron.md): each gets at least three of its six cases wrong,
 // running a fixed-time job twice in the repeated hour, dropping or moving
-// the run of the gap, or never returning from Next on a skipped day. So
+// the run of the gap, or not returning from Next on a skipped day. So
 // the parser and Next are hand-written, standard library only, and checked
 // against an independent brute-force reference by FuzzNext: it scans
 // instants minute by minute (second by second with seconds) in UTC, derives
