@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// dstCase is a spec whose runs around a transition are known: R-23d's
-// checked cases and the same rules at shifts of other kinds.
+// dstCase is a spec whose runs around a transition are known: the package
+// doc's cases and the same rules at shifts of other kinds.
 type dstCase struct {
 	name  string
 	spec  string
@@ -22,7 +22,7 @@ type dstCase struct {
 func TestDST(t *testing.T) {
 	ny, berlin := "America/New_York", "Europe/Berlin"
 	cases := []dstCase{
-		// R-23d's checked cases. New York: 2026-03-08 02:00 EST -> 03:00
+		// The package doc's cases. New York: 2026-03-08 02:00 EST -> 03:00
 		// EDT and 2026-11-01 02:00 EDT -> 01:00 EST; Berlin: 2026-03-29
 		// 02:00 -> 03:00 and 2026-10-25 03:00 -> 02:00.
 		{"NY spring gap, fixed 02:30 runs once at 03:00 EDT", "30 2 * * *", ny, wallIn(t, ny, 2026, 3, 7, 12, 0, 0), nil,

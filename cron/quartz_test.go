@@ -97,8 +97,8 @@ func lastDay(t time.Time) int {
 // TestQuartzRejected ports the tests that expect a ParseException:
 // testQuartz574 (an unknown month), testQuartz621 (no '?' in either day
 // field), testQuartz640 (L in a day-of-week list), testQtz96 (32W) and the
-// six "...RangeIntervalAfterSlash" tests of issue #58 (a step larger than
-// the field, or a '/' with no number after it). Each error names the
+// six "...RangeIntervalAfterSlash" tests (a step larger than the
+// field, or a '/' with no number after it). Each error names the
 // field Quartz's message is about.
 func TestQuartzRejected(t *testing.T) {
 	for _, c := range []struct {
