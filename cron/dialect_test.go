@@ -41,12 +41,11 @@ func TestDayOfWeekRangeEndingInSunday(t *testing.T) {
 	require.Equal(t, []string{"Sun 7", "Sun 14"}, daysOfRuns(t, "0 0 * * 0-0"))
 	// Spring reads SUN as 7 too.
 	require.Equal(t, []string{"Sat 6", "Sun 7", "Sat 13", "Sun 14"}, daysOfRuns(t, "0 0 0 * * SAT-SUN", cron.Spring()))
-	// Other backward ranges stay errors, and so does one in Quartz's
-	// numbering, where Sunday is 1.
+	// Other backward ranges stay errors. Quartz numbers Sunday 1 and wraps
+	// every backward range, so its 6-1 is Friday to Sunday.
 	_, err := cron.Parse("0 0 * * 5-1")
 	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
-	_, err = cron.Parse("0 0 0 ? * 6-1", cron.Quartz())
-	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	require.Equal(t, []string{"Fri 5", "Sat 6", "Sun 7", "Fri 12", "Sat 13", "Sun 14"}, daysOfRuns(t, "0 0 0 ? * 6-1", cron.Quartz()))
 }
 
 // TestQuartzDayFormsInUnixDialect: L, L-n, LW, dW, dL and d#k in five-field

@@ -167,6 +167,12 @@ func (p *fieldParser) parseRange(part string, col int, f field) (lo, hi, step in
 			// Sunday's 0 as ending in Sunday's 7: MON-SUN, 5-0, SAT-0.
 			hi = 7
 		}
+		if lo > hi && p.dialect == quartzDialect && f.kind != yearKind {
+			// Quartz wraps a backward range around the field's end:
+			// 22-2 in hours is 22, 23, 0, 1, 2; FRI-MON is Friday to
+			// Monday. The caller steps from lo and wraps each value.
+			hi += f.max - f.min + 1
+		}
 		if lo > hi {
 			return 0, 0, 0, errAt(col, "range %q runs backwards (want a-b with a <= b)", rangeText)
 		}
@@ -197,8 +203,9 @@ func (p *fieldParser) addRange(v *fieldValues, f field, lo, hi, step int) *eleme
 	if f.kind == yearKind {
 		base = f.min
 	}
+	span := f.max - f.min + 1
 	for x := lo; x <= hi; x += step {
-		v.set.add(x - base)
+		v.set.add(f.min + (x-f.min)%span - base) // a Quartz range may wrap
 	}
 	return nil
 }

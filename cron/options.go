@@ -66,8 +66,11 @@ func WithYear() Option {
 // Quartz reads specs as Quartz's CronExpression does: a seconds field
 // first, an optional year field last (as [WithSeconds] and [WithYear]),
 // day-of-week 1-7 with 1 Sunday and 7 Saturday (so "6L" is the last Friday
-// and "2#1" the first Monday), and exactly one of the two day fields '?'
-// (Quartz rejects a spec with neither or both, and so does Parse here).
+// and "2#1" the first Monday), exactly one of the two day fields '?'
+// (Quartz rejects a spec with neither or both, and so does Parse here), and
+// a range whose end is before its start wraps around the field's end, as
+// in Quartz: "22-2" in hours is 22, 23, 0, 1 and 2, "FRI-MON" Friday to
+// Monday (the other dialects reject such a range).
 func Quartz() Option {
 	return optionFunc(func(c *config) {
 		c.dialect, c.withSeconds, c.withYear = quartzDialect, true, true

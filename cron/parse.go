@@ -109,7 +109,8 @@ func zonePrefix(spec string, loc *time.Location) (*time.Location, int, error) {
 		}
 		zone, err := time.LoadLocation(name)
 		if err != nil {
-			return nil, 0, fmt.Errorf("cron: time zone %q: %v: %w", name, err, scheduler.ErrInvalidArgument)
+			return nil, 0, fmt.Errorf("cron: time zone %q at column %d: %v (want an IANA zone name such as Europe/Berlin): %w",
+				name, start+len(prefix)+1, err, scheduler.ErrInvalidArgument)
 		}
 		return zone, start + len(prefix) + len(name), nil
 	}

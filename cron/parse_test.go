@@ -82,7 +82,7 @@ func TestParseErrors(t *testing.T) {
 		{"@every 500ms", nil, `cron: spec "@every 500ms": @every 500ms is under one second, the resolution of a schedule (want 1s or more)`},
 		{"@every -1h", nil, `cron: spec "@every -1h": @every -1h0m0s is under one second, the resolution of a schedule (want 1s or more)`},
 		{"@reboot", nil, `cron: spec "@reboot": unknown descriptor "@reboot" (want @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly or @every <duration>)`},
-		{"CRON_TZ=Mars/Olympus 0 0 * * *", nil, `cron: time zone "Mars/Olympus": unknown time zone Mars/Olympus`},
+		{"CRON_TZ=Mars/Olympus 0 0 * * *", nil, `cron: time zone "Mars/Olympus" at column 9: unknown time zone Mars/Olympus (want an IANA zone name such as Europe/Berlin)`},
 		{"TZ= 0 0 * * *", nil, `cron: spec "TZ= 0 0 * * *": TZ= with no zone name`},
 		{"CRON_TZ=UTC", nil, `cron: spec "CRON_TZ=UTC": 0 fields, want 5 (minute hour day-of-month month day-of-week)`},
 		{"CRON_TZ=UTC 0,x 0 * * *", nil, `cron: minute field "0,x" at column 15: "x" is not a number (want *, 0-59, a-b, a/n, a-b/n)`},

@@ -179,3 +179,30 @@ func TestQuartzDayOfWeekNumbering(t *testing.T) {
 	require.Equal(t, "Fri 2026-06-05", first("0 0 0 ? * 6 2026"))
 	require.Equal(t, "Fri 2027-06-04", first("0 0 0 ? 6 6 2027"))
 }
+
+// TestQuartzWrappingRange: in the Quartz dialect a range whose end is
+// before its start wraps around the field's end, as Quartz's
+// CronExpression.addToSet does; a step continues across the wrap.
+func TestQuartzWrappingRange(t *testing.T) {
+	from := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC) // a Monday
+	var hours []int
+	s := quartzParse(t, "0 0 22-2 * * ?")
+	for next := s.Next(from); next.Before(from.AddDate(0, 0, 1)); next = s.Next(next) {
+		hours = append(hours, next.Hour())
+	}
+	require.Equal(t, []int{22, 23, 0, 1, 2}, hours)
+	var days []string
+	s = quartzParse(t, "0 0 0 ? * FRI-MON")
+	for next := s.Next(from); next.Before(from.AddDate(0, 0, 7)); next = s.Next(next) {
+		days = append(days, next.Format("Mon"))
+	}
+	require.Equal(t, []string{"Fri", "Sat", "Sun", "Mon"}, days)
+	var seconds []int
+	s = quartzParse(t, "50-10/5 0 12 * * ?")
+	for next := s.Next(from.Add(-time.Second)); next.Before(from.Add(time.Minute)); next = s.Next(next) {
+		seconds = append(seconds, next.Second())
+	}
+	require.Equal(t, []int{0, 5, 10, 50, 55}, seconds)
+	_, err := cron.Parse("0 22-2 * * *", cron.In(time.UTC))
+	require.ErrorContains(t, err, `range "22-2" runs backwards`, "the Unix dialect does not wrap")
+}
