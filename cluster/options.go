@@ -139,12 +139,14 @@ func (c *config) validate() error {
 // share their tasks.
 func WithPrefix(p string) Option { return optionFunc(func(c *config) { c.prefix = p }) }
 
-// WithClock sets the node's clock (default the system clock): the node
-// loads its window and first tries to claim a task by it. It never decides
-// whether a task is due: the claim checks that on Redis's clock (TIME), so
-// a node whose clock runs ahead never starts a task early, and one whose
-// clock runs behind only tries late. Leases run on Redis's clock too. Tests
-// pass a skewed clock to play a replica whose clock is off; nil is an error.
+// WithClock sets the node's clock (default the system clock). The node
+// measures how far it is from Redis's clock at every membership renewal
+// (every quarter lease) and loads its window and first tries to claim a
+// task by the corrected reading. It never decides whether a task is due:
+// the claim checks that on Redis's clock (TIME), so even a node whose
+// offset was misread never starts a task early; it only tries again when
+// Redis's clock gets there. Leases run on Redis's clock too. Tests pass a
+// skewed clock to play a replica whose clock is off; nil is an error.
 func WithClock(clk scheduler.Clock) Option {
 	return optionFunc(func(c *config) { c.clock = clk })
 }

@@ -86,8 +86,8 @@ func OccurrenceID(name string, due time.Time) string {
 func (n *Node) createOccurrences(ctx context.Context) {
 	n.mu.Lock()
 	ps := append([]*periodic(nil), n.periodics...)
+	now := n.nowLocked()
 	n.mu.Unlock()
-	now := n.cfg.clock.Now()
 	until := now.Add(n.cfg.window)
 	for _, p := range ps {
 		from := p.last

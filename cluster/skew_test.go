@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,21 @@ import (
 )
 
 func TestNodeWhoseClockRunsAheadNeverStartsATaskBeforeItsDueTimeByRedisClock(t *testing.T) {
+	// A clock steadily 1.5 s ahead, which the node measures and corrects
+	// for, and one that jumps between right and 1.5 s ahead at every
+	// reading, which defeats the correction: only the claim's check on
+	// Redis's clock keeps its tasks from starting early.
+	for name, clk := range map[string]scheduler.Clock{
+		"ahead":   skewedClock{scheduler.SystemClock(), 1500 * time.Millisecond},
+		"erratic": &erraticClock{Clock: scheduler.SystemClock(), off: 1500 * time.Millisecond},
+	} {
+		t.Run(name, func(t *testing.T) { neverEarly(t, clk) })
+	}
+}
+
+// neverEarly runs 20 tasks on a node with clock clk and checks that none
+// started before its due time by Redis's clock.
+func neverEarly(t *testing.T, clk scheduler.Clock) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := client(t, srv)
 	const n = 20
@@ -35,7 +51,7 @@ func TestNodeWhoseClockRunsAheadNeverStartsATaskBeforeItsDueTimeByRedisClock(t *
 			close(all)
 		}
 		return nil
-	}}, cluster.WithClock(skewedClock{scheduler.SystemClock(), 1500 * time.Millisecond}))
+	}}, cluster.WithClock(clk))
 	start(t, node)
 	from := time.Now().Add(500 * time.Millisecond)
 	for i := range n {
@@ -46,6 +62,20 @@ func TestNodeWhoseClockRunsAheadNeverStartsATaskBeforeItsDueTimeByRedisClock(t *
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Empty(t, early, "runs started before their due time by Redis's clock, by these amounts")
+}
+
+// erraticClock reads right and off ahead in turn.
+type erraticClock struct {
+	scheduler.Clock
+	off   time.Duration
+	calls atomic.Int64
+}
+
+func (c *erraticClock) Now() time.Time {
+	if c.calls.Add(1)%2 == 0 {
+		return c.Clock.Now().Add(c.off)
+	}
+	return c.Clock.Now()
 }
 
 func TestHandBackKeepsTheTasksDueTime(t *testing.T) {

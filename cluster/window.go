@@ -22,14 +22,15 @@ import (
 
 // offer puts a pending task into the window if it falls due within it, this
 // node handles its kind and the node is running; the node tries to claim it
-// when its own clock reaches due. A task already there for the same due
+// when its clock, corrected by its measured offset from Redis's, reaches
+// due. A task already there for the same due
 // time is left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
 	n.enter(id, kind, due, -1)
 }
 
 // enter puts a task into the window, to be claimed after wait, or, for a
-// negative wait, when the node's clock reaches due (a backup node waits
+// negative wait, when the node's corrected clock reaches due (a backup node waits
 // WithBackupDelay longer either way).
 func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	n.mu.Lock()
@@ -41,7 +42,7 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		n.mu.Unlock()
 		return
 	}
-	now := n.cfg.clock.Now()
+	now := n.nowLocked()
 	if due > now.Add(n.cfg.window).UnixMicro() {
 		n.mu.Unlock()
 		return
@@ -172,7 +173,9 @@ func (n *Node) sweepLoop(ctx context.Context) {
 // every pending task due within it.
 func (n *Node) sweep(ctx context.Context) {
 	n.createOccurrences(ctx)
-	until := n.cfg.clock.Now().Add(n.cfg.window).UnixMicro()
+	n.mu.Lock()
+	until := n.nowLocked().Add(n.cfg.window).UnixMicro()
+	n.mu.Unlock()
 	tasks, err := n.st.load(ctx, until, n.cfg.loadLimit)
 	if err != nil {
 		if ctx.Err() == nil {

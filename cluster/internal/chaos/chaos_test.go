@@ -75,7 +75,7 @@ func TestChaos(t *testing.T) {
 	ledgerDir := t.TempDir()
 	h := &history{
 		acked: map[string]time.Time{}, cancels: map[string]cancelRecord{}, ready: map[string]time.Time{},
-		tick: tick, upBefore: 5*time.Second + 2*time.Second + time.Second,
+		tick: tick, lease: lease, upBefore: 5*time.Second + 2*time.Second + time.Second,
 	}
 
 	var slots []*slot
@@ -153,11 +153,12 @@ func TestChaos(t *testing.T) {
 		t.Errorf("%d tasks dead: no handler ever fails, so only faults could have killed them", c.Dead)
 	}
 
-	runs, err := readLedger(ledgerDir)
+	led, err := readLedger(ledgerDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.runs = runs
+	h.runs = led.runs
+	h.faults = append(h.faults, led.stalls...)
 	v := h.check()
 	report(t, h, v)
 	for _, p := range v.problems {
@@ -246,10 +247,11 @@ func waitForDrain(t *testing.T, ledgerDir string, h *history, timeout time.Durat
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		runs, err := readLedger(ledgerDir)
+		led, err := readLedger(ledgerDir)
 		if err != nil {
 			t.Fatal(err)
 		}
+		runs := led.runs
 		left := 0
 		for id := range h.acked {
 			if c, ok := h.cancels[id]; ok && (c.err != nil || c.res.Removed) {
@@ -276,21 +278,30 @@ func report(t *testing.T, h *history, v *verdict) {
 	for _, f := range h.faults {
 		kinds[f.kind]++
 	}
-	slices.Sort(v.lateness)
-	pct := func(p float64) time.Duration {
-		if len(v.lateness) == 0 {
-			return 0
-		}
-		return v.lateness[int(p*float64(len(v.lateness)-1))]
-	}
+	pct := func(p float64) time.Duration { return percentile(v.lateness, p) }
 	t.Logf("faults: %v", kinds)
 	t.Logf("tasks acknowledged %d (canceled %d), runs %d (repeats explained by a fault %d); periodic occurrences %d (required %d, runs %d)",
 		v.tasks, v.canceled, v.runs, v.explainedRepeats, v.occurrences, v.requiredOccurrences, v.occRuns)
 	t.Logf("replica clock skews %v: earliest start before due %v; first-start lateness p50 %v, p99 %v, max %v",
 		skews, -v.earliest, pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), v.maxLate.Round(time.Millisecond))
+	for i, skew := range skews {
+		name := "r" + strconv.Itoa(i)
+		l := v.latenessBy[name]
+		t.Logf("replica %s (clock %+v): first runs %d, lateness p50 %v, p99 %v", name, skew, len(l),
+			percentile(l, 0.5).Round(time.Millisecond), percentile(l, 0.99).Round(time.Millisecond))
+	}
 	if len(v.problems) > 0 {
 		t.Log(fmt.Sprintf("%d problems (first 50 below)", len(v.problems)))
 	}
+}
+
+// percentile returns the p-th quantile of ds (sorting ds), or 0 for none.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[int(p*float64(len(ds)-1))]
 }
 
 // pause waits for d or until ctx ends.

@@ -21,29 +21,36 @@ type run struct {
 	lost    int
 }
 
-// readLedger reads every ledger file in dir and returns the runs by task ID,
-// each task's runs in the order they started.
-func readLedger(dir string) (map[string][]*run, error) {
+// ledgerData is what the ledger files hold: the runs by task ID, each
+// task's runs in the order they started, and the stalls the replicas saw
+// of their own process, as faults.
+type ledgerData struct {
+	runs   map[string][]*run
+	stalls []fault
+}
+
+// readLedger reads every ledger file in dir.
+func readLedger(dir string) (*ledgerData, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.ledger"))
 	if err != nil {
 		return nil, err
 	}
-	runs := map[string][]*run{}
+	d := &ledgerData{runs: map[string][]*run{}}
 	for _, name := range files {
-		if err := readLedgerFile(name, runs); err != nil {
+		if err := d.readFile(name); err != nil {
 			return nil, err
 		}
 	}
-	for _, rs := range runs {
+	for _, rs := range d.runs {
 		sortRuns(rs)
 	}
-	return runs, nil
+	return d, nil
 }
 
-// readLedgerFile adds one replica process's runs to runs. A start and its
+// readFile adds one replica process's runs and stalls. A start and its
 // end or abort are matched within the file: one process runs a task once
 // at a time.
-func readLedgerFile(name string, runs map[string][]*run) error {
+func (d *ledgerData) readFile(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -67,7 +74,7 @@ func readLedgerFile(name string, runs map[string][]*run) error {
 		switch fields[0] {
 		case "start":
 			r := &run{id: id, replica: fields[4], due: time.UnixMicro(due), start: time.UnixMicro(at), attempt: attempt, lost: lost}
-			runs[id] = append(runs[id], r)
+			d.runs[id] = append(d.runs[id], r)
 			open[id] = r
 		case "end":
 			if r := open[id]; r != nil {
@@ -76,6 +83,8 @@ func readLedgerFile(name string, runs map[string][]*run) error {
 			delete(open, id)
 		case "abort":
 			delete(open, id)
+		case "stall":
+			d.stalls = append(d.stalls, fault{kind: "stall", replica: fields[4], start: time.UnixMicro(due), end: time.UnixMicro(at)})
 		}
 	}
 	return sc.Err()

@@ -34,7 +34,8 @@ type history struct {
 	runs      map[string][]*run    // by task ID, in start order
 	acked     map[string]time.Time // tasks whose Schedule returned nil, by ID, with their due time
 	cancels   map[string]cancelRecord
-	faults    []fault
+	faults    []fault // injected, and the stalls the replicas saw
+	lease     time.Duration
 	ready     map[string]time.Time // when each replica slot first became ready
 	tick      time.Duration        // period of the periodic task
 	tickFrom  time.Time            // occurrences checked from here ...
@@ -46,11 +47,15 @@ type history struct {
 }
 
 // explained reports whether a fault that hit the replica of first (or
-// Redis) overlaps the time from first's start to second's: a fault that
-// can make a task run again.
+// Redis) overlaps the time from first's claim to second's start: a fault
+// that can make a task run again. The ledger has the start, not the claim,
+// which came before it, by up to a lease if a fault struck in between (the
+// claim itself waits at most a third of one), so the time taken is from a
+// lease before first's start.
 func (h *history) explained(first, second *run) bool {
+	from := first.start.Add(-h.lease)
 	for _, f := range h.faults {
-		if (f.replica == "" || f.replica == first.replica) && !f.start.After(second.start) && !f.end.Before(first.start) {
+		if (f.replica == "" || f.replica == first.replica) && !f.start.After(second.start) && !f.end.Before(from) {
 			return true
 		}
 	}
@@ -79,8 +84,9 @@ type verdict struct {
 	tasks, canceled, occurrences int
 	runs, explainedRepeats       int
 	maxLate                      time.Duration
-	lateness                     []time.Duration // first start minus due, of every acknowledged task
-	earliest                     time.Duration   // the most negative start minus due seen (0 if none early)
+	lateness                     []time.Duration            // first start minus due, of every acknowledged task
+	latenessBy                   map[string][]time.Duration // the same, by the replica of the first start
+	earliest                     time.Duration              // the most negative start minus due seen (0 if none early)
 	requiredOccurrences, occRuns int
 }
 
@@ -92,7 +98,7 @@ func (v *verdict) problem(format string, args ...any) {
 
 // check applies every rule.
 func (h *history) check() *verdict {
-	v := &verdict{}
+	v := &verdict{latenessBy: map[string][]time.Duration{}}
 	for id, rs := range h.runs {
 		for _, r := range rs {
 			v.runs++
@@ -122,8 +128,10 @@ func (h *history) check() *verdict {
 		// No second run that a fault does not explain.
 		for i := 1; i < len(rs); i++ {
 			if !h.explained(rs[i-1], rs[i]) {
-				v.problem("%s ran again on %s at %s after a run on %s at %s, with no fault between",
-					id, rs[i].replica, rs[i].start.Format("15:04:05.000"), rs[i-1].replica, rs[i-1].start.Format("15:04:05.000"))
+				a, b := rs[i-1], rs[i]
+				v.problem("%s ran again on %s at %s (attempt %d, lost %d) after a run on %s at %s (attempt %d, lost %d, ended %v), with no fault between",
+					id, b.replica, b.start.Format("15:04:05.000"), b.attempt, b.lost,
+					a.replica, a.start.Format("15:04:05.000"), a.attempt, a.lost, a.ended)
 			} else {
 				v.explainedRepeats++
 			}
@@ -144,6 +152,7 @@ func (h *history) check() *verdict {
 		}
 		late := rs[0].start.Sub(due)
 		v.lateness = append(v.lateness, late)
+		v.latenessBy[rs[0].replica] = append(v.latenessBy[rs[0].replica], late)
 		v.maxLate = max(v.maxLate, late)
 	}
 	// Every periodic occurrence runs while a replica is up.

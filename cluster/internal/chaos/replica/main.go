@@ -9,8 +9,14 @@
 //	<event> <id> <due µs> <at µs> <replica> <attempt> <lost>
 //
 // with event "start" when a handler starts, "end" when it has done its
-// work and returns nil, "abort" when its ctx ended first. Times are the
-// host's clock, which on one machine is Redis's clock (TIME) too.
+// work and returns nil, "abort" when its ctx ended first; and
+//
+//	stall - <from µs> <to µs> <replica> 0 0
+//
+// when the process itself got no CPU for more than stallThreshold (a
+// loaded machine can starve a process past its lease, which is a fault
+// like a SIGSTOP). Times are the host's clock, which on one machine is
+// Redis's clock (TIME) too.
 package main
 
 import (
@@ -78,6 +84,9 @@ func run(addr, prefix, name, ledgerPath string, skew, lease, tick time.Duration)
 	if err := n.Periodic(periodicTick, everyTick(tick), led.handler); err != nil {
 		return err
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go led.watchStalls(stop)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	if err := n.Start(context.Background()); err != nil {
@@ -102,6 +111,33 @@ func (l *ledger) write(event string, t cluster.Task) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.f.WriteString(line)
+}
+
+// stallThreshold is the longest gap between two ticks of watchStalls
+// that is not written to the ledger as a stall.
+const stallThreshold = 500 * time.Millisecond
+
+// watchStalls ticks every 100 ms until stop is closed, and writes a stall
+// whenever a tick comes more than stallThreshold after the one before.
+func (l *ledger) watchStalls(stop <-chan struct{}) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		if now.Sub(last) > stallThreshold {
+			line := fmt.Sprintf("stall - %d %d %s 0 0\n", last.UnixMicro(), now.UnixMicro(), l.name)
+			l.mu.Lock()
+			_, _ = l.f.WriteString(line)
+			l.mu.Unlock()
+		}
+		last = now
+	}
 }
 
 // handler records its start, works for up to 200 ms, and records its end;
