@@ -208,3 +208,56 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestNextYearOfMinutes compares every run of generated specs with
+// Quartz's day forms, H, '?' or a year field over all of 2026, minute by
+// minute, in zones with DST changes of several kinds: Next chained from
+// the start must give exactly the reference's runs. Specs with fewer than
+// a dozen runs in 2026, or more than 5000 (a run every few minutes, which
+// would make the test slow), are passed over.
+func TestNextYearOfMinutes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	zones := []string{"America/New_York", "Australia/Lord_Howe", "America/Santiago", "Europe/Berlin"}
+	for checked := 0; checked < len(zones); {
+		specBytes := make([]byte, 48)
+		for i := range specBytes {
+			specBytes[i] = byte(rng.Uint32())
+		}
+		g := genSpec(specBytes, false)
+		if !strings.ContainsAny(g.text, "LW#H?") && !g.yearsSet {
+			continue
+		}
+		loc := loadZone(t, zones[checked%len(zones)])
+		s, err := cron.Parse(g.text, append(g.options(), cron.In(loc))...)
+		if err != nil {
+			continue
+		}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
+		end := time.Date(2027, 1, 1, 0, 0, 0, 0, loc)
+		if n := countRuns(s, start, end, 5001); n < 12 || n > 5000 {
+			continue // chosen by Next's count; checked against the reference below
+		}
+		runs := 0
+		for from := start; ; runs++ {
+			want, ok := g.refNext(loc, from, end.Sub(from))
+			got := s.Next(from)
+			if !ok {
+				require.True(t, got.IsZero() || !got.Before(end), "%q in %v: Next(%v) = %v; the reference finds none before %v", g.text, loc, from, got, end)
+				break
+			}
+			require.True(t, got.Equal(want), "%q in %v: Next(%v) = %v, want %v", g.text, loc, from, got, want.In(loc))
+			from = got
+		}
+		checked++
+		t.Logf("%q in %v: %d runs in 2026, all as the reference's", g.text, loc, runs)
+	}
+}
+
+// countRuns counts s's runs from start to end, up to limit.
+func countRuns(s *cron.Schedule, start, end time.Time, limit int) int {
+	n := 0
+	for next := s.Next(start); n < limit && !next.IsZero() && next.Before(end); next = s.Next(next) {
+		n++
+	}
+	return n
+}
