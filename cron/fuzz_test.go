@@ -197,6 +197,9 @@ func FuzzParse(f *testing.F) {
 				if !errors.Is(err, scheduler.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "cron: ") {
 					t.Fatalf("Parse(%q) error %q: want a \"cron: \" error wrapping ErrInvalidArgument", spec, err)
 				}
+				if !namesWhere(err.Error()) {
+					t.Fatalf("Parse(%q) error %q names neither a field and its column, nor the spec, nor the zone and its column", spec, err)
+				}
 				continue
 			}
 			if s.String() != spec {
@@ -260,4 +263,17 @@ func countRuns(s *cron.Schedule, start, end time.Time, limit int) int {
 		n++
 	}
 	return n
+}
+
+// namesWhere reports whether a Parse error says where the spec is wrong:
+// a field and the column of the bad element, the zone and its column, or
+// the spec as a whole (its field count or descriptor).
+func namesWhere(msg string) bool {
+	switch {
+	case strings.HasPrefix(msg, "cron: spec "):
+		return true
+	case strings.HasPrefix(msg, "cron: time zone "), strings.Contains(msg, " field "):
+		return strings.Contains(msg, " at column ")
+	}
+	return false
 }

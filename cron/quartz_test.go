@@ -12,7 +12,10 @@ import (
 // The cases of Quartz's CronExpressionTest
 // (quartz/src/test/java/org/quartz/CronExpressionTest.java), parsed with
 // the Quartz option in UTC. Each case names its test method; where this
-// package differs from Quartz, the case says why.
+// package differs from Quartz, the case says why. Two tests have no
+// counterpart: testQtz395_CopyConstructorMustPreserveTimeZone (a Schedule
+// never changes, so there is no copy constructor) and the serialization
+// tests of SerializationTestSupport.
 
 // quartzSatisfied is Quartz's isSatisfiedBy for whole seconds: s runs at t.
 func quartzSatisfied(s *cron.Schedule, t time.Time) bool {
