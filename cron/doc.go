@@ -47,8 +47,10 @@
 //
 //   - The default is the Unix five-field form above.
 //   - [Quartz]: Quartz's seconds-first form with its optional year, Sunday
-//     is 1 and Saturday 7 ("6L" is the last Friday), and exactly one day
-//     field must be '?' (Quartz rejects the others, and so does Parse).
+//     is 1 and Saturday 7 ("6L" is the last Friday), exactly one day field
+//     must be '?' (Quartz rejects the others, and so does Parse), and a
+//     backward range wraps around the field's end ("22-2" in hours,
+//     "FRI-MON"), where the other dialects reject it.
 //   - [Spring]: Spring's six fields, seconds first, Sunday 0 or 7, and a
 //     day must match both day fields: Spring's "0 0 0 13 * FRI" is Friday
 //     the 13th.
