@@ -46,16 +46,20 @@ type history struct {
 	upBefore time.Duration
 }
 
-// explained reports whether a fault that hit the replica of first (or
-// Redis) overlaps the time from first's claim to second's start: a fault
-// that can make a task run again. The ledger has the start, not the claim,
-// which came before it, by up to a lease if a fault struck in between (the
-// claim itself waits at most a third of one), so the time taken is from a
-// lease before first's start.
+// explained reports whether a fault overlaps the time from the claim of
+// first (the earlier start) to the start of second, and hit Redis or the
+// replica of either run: a fault that can make a task run again. The
+// ledger has the starts, not the claims, which came before them, by up to
+// a lease if a fault struck in between (the claim itself waits at most a
+// third of one); so the time taken is from a lease before first's start.
+// Either replica counts, because a replica that stalls after its claim
+// logs its start late: the run that started second may be the one claimed
+// first.
 func (h *history) explained(first, second *run) bool {
 	from := first.start.Add(-h.lease)
 	for _, f := range h.faults {
-		if (f.replica == "" || f.replica == first.replica) && !f.start.After(second.start) && !f.end.Before(from) {
+		hit := f.replica == "" || f.replica == first.replica || f.replica == second.replica
+		if hit && !f.start.After(second.start) && !f.end.Before(from) {
 			return true
 		}
 	}
