@@ -5,8 +5,8 @@ go 1.25
 require (
 	github.com/adhocore/gronx v1.20.4
 	github.com/go-co-op/gocron/v2 v2.21.2
-	github.com/go-stpe/scheduler v0.0.0
-	github.com/go-stpe/scheduler/cluster v0.0.0
+	github.com/go-stpe/scheduler v0.1.0
+	github.com/go-stpe/scheduler/cluster v0.1.0
 	github.com/hibiken/asynq v0.26.0
 	github.com/jonboulle/clockwork v0.5.0
 	github.com/netresearch/go-cron v0.9.1
@@ -34,6 +34,9 @@ require (
 	google.golang.org/protobuf v1.36.10 // indirect
 )
 
-replace github.com/go-stpe/scheduler => ../
-
-replace github.com/go-stpe/scheduler/cluster => ../cluster
+// benchmarks is not published: it builds against the working tree, under
+// go.work and without it.
+replace (
+	github.com/go-stpe/scheduler => ../
+	github.com/go-stpe/scheduler/cluster => ../cluster
+)

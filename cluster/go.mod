@@ -2,10 +2,8 @@ module github.com/go-stpe/scheduler/cluster
 
 go 1.25
 
-replace github.com/go-stpe/scheduler => ../
-
 require (
-	github.com/go-stpe/scheduler v0.0.0
+	github.com/go-stpe/scheduler v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0

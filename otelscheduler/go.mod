@@ -2,10 +2,8 @@ module github.com/go-stpe/scheduler/otelscheduler
 
 go 1.25.0
 
-replace github.com/go-stpe/scheduler => ../
-
 require (
-	github.com/go-stpe/scheduler v0.0.0
+	github.com/go-stpe/scheduler v0.1.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.1
