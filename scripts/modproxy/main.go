@@ -9,6 +9,12 @@
 //	    fails unless every ```go block of the README is, line for line, a
 //	    part of one of the FILEs (compiled Examples), so that the snippets
 //	    a user copies are the code the tests compile.
+//	modproxy links FILE.md...
+//	    fails unless every relative link of the Markdown files names a
+//	    file or directory that exists.
+//	modproxy packages MODULEDIR
+//	    prints the directory of every package of the module (a directory
+//	    of its zip holding a Go file that is not a test), one a line.
 //	modproxy main -func NAME -out main.go FILE
 //	    writes a main package whose main is the body of the example
 //	    function NAME in FILE, with the imports it uses.
@@ -35,6 +41,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +50,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(errors.New("modproxy: usage: modproxy publish|snippets|main [flags] [args]"))
+		fail(errors.New("modproxy: usage: modproxy publish|snippets|links|packages|main [flags] [args]"))
 	}
 	var err error
 	switch os.Args[1] {
@@ -51,10 +58,14 @@ func main() {
 		err = publishCommand(os.Args[2:])
 	case "snippets":
 		err = snippetsCommand(os.Args[2:])
+	case "links":
+		err = linksCommand(os.Args[2:])
+	case "packages":
+		err = packagesCommand(os.Args[2:])
 	case "main":
 		err = mainCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("modproxy: subcommand %q: want publish, snippets or main", os.Args[1])
+		err = fmt.Errorf("modproxy: subcommand %q: want publish, snippets, links, packages or main", os.Args[1])
 	}
 	if err != nil {
 		fail(err)
@@ -438,4 +449,111 @@ func nodeSource(fset *token.FileSet, n any) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+var (
+	codeSpan = regexp.MustCompile("`[^`]*`")
+	mdLink   = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+)
+
+func linksCommand(files []string) error {
+	if len(files) == 0 {
+		return errors.New("modproxy: links: no Markdown file given")
+	}
+	var broken []string
+	n := 0
+	for _, name := range files {
+		md, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("modproxy: links: %w", err)
+		}
+		for _, target := range relativeLinks(string(md)) {
+			n++
+			p := filepath.Join(filepath.Dir(name), filepath.FromSlash(target))
+			if _, err := os.Stat(p); err != nil {
+				broken = append(broken, fmt.Sprintf("%s: %s", name, target))
+			}
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("modproxy: links: %d of %d relative links name nothing:\n\t%s", len(broken), n, strings.Join(broken, "\n\t"))
+	}
+	fmt.Printf("%d relative links in %d files, all resolve\n", n, len(files))
+	return nil
+}
+
+// relativeLinks returns the targets of the Markdown links of md that are
+// neither absolute URLs nor anchors on the same page, without their
+// anchors. Links in code (fenced blocks and inline code) are not links.
+func relativeLinks(md string) []string {
+	var targets []string
+	inFence := false
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		line = codeSpan.ReplaceAllString(line, "")
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			targets = append(targets, target)
+		}
+	}
+	return targets
+}
+
+func packagesCommand(args []string) error {
+	if len(args) != 1 {
+		return errors.New("modproxy: packages: one module directory is required")
+	}
+	dirs, err := packageDirs(args[0])
+	if err != nil {
+		return fmt.Errorf("modproxy: packages: %w", err)
+	}
+	for _, d := range dirs {
+		fmt.Println(d)
+	}
+	return nil
+}
+
+// packageDirs returns the directories, under dir, of the module's packages:
+// those holding a .go file that is not a test, outside testdata and the
+// directories the go command ignores (names starting with '.' or '_').
+func packageDirs(dir string) ([]string, error) {
+	files, err := moduleFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	seen := make(map[string]bool)
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") || ignoredByGo(f) {
+			continue
+		}
+		d := path.Dir(f)
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, filepath.Join(dir, filepath.FromSlash(d)))
+		}
+	}
+	return dirs, nil
+}
+
+// ignoredByGo reports whether the go command ignores the file at the
+// slash-separated path p for packages: it is in a testdata directory, or
+// one of its elements starts with '.' or '_'.
+func ignoredByGo(p string) bool {
+	for _, elem := range strings.Split(p, "/") {
+		if elem == "testdata" || strings.HasPrefix(elem, ".") || strings.HasPrefix(elem, "_") {
+			return true
+		}
+	}
+	return false
 }
