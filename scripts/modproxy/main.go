@@ -393,7 +393,9 @@ func mainCommand(args []string) error {
 
 // mainFromExample returns a main package whose main function is the body of
 // the function fn in the Go file name, importing only the packages the body
-// names.
+// names. An import's name is taken to be its alias or else the last element
+// of its path, which holds for the standard library and this repository's
+// packages, the only ones the README's quick start uses.
 func mainFromExample(name, fn string) ([]byte, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
@@ -426,9 +428,14 @@ func mainFromExample(name, fn string) ([]byte, error) {
 		if imp.Name != nil {
 			pkg = imp.Name.Name
 		}
-		if used[pkg] {
-			b.WriteString("\t" + imp.Path.Value + "\n")
+		if !used[pkg] {
+			continue
 		}
+		b.WriteString("\t")
+		if imp.Name != nil {
+			b.WriteString(imp.Name.Name + " ")
+		}
+		b.WriteString(imp.Path.Value + "\n")
 	}
 	b.WriteString(")\n\nfunc main() ")
 	bodySrc, err := nodeSource(fset, &printer.CommentedNode{Node: body, Comments: file.Comments})
