@@ -20,6 +20,9 @@
 //	s, err := scheduler.New(4, inst.Options()...) // run metrics and spans
 //	err = inst.Register(s)                        // queue, pool, rejections, cancels
 //
+// ExampleNewScheduler and ExampleNew show both, with a manual metric reader
+// that prints what was recorded.
+//
 // Why the steps: a Scheduler's hooks and decorators are fixed at
 // scheduler.New, so the instrumentation must exist before the scheduler to
 // hand them over ([Instrumentation.Options], the way otelgrpc.NewServerHandler
@@ -35,8 +38,9 @@
 // its span allocates what the tracer needs (BenchmarkRunOverhead measures
 // the cost per run).
 // A no-op TracerProvider (go.opentelemetry.io/otel/trace/noop) turns the
-// spans off: Options then installs no decorator. There is no WithPropagators: a run never crosses a process boundary; the
-// trace context reaches runs through scheduler.WithBaseContext.
+// spans off: Options then installs no decorator. There is no
+// WithPropagators: a run never crosses a process boundary; the trace context
+// reaches runs through scheduler.WithBaseContext.
 //
 // # Metrics
 //
