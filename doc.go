@@ -46,6 +46,6 @@
 // One file per job, named after the JDK concept it holds; each file opens
 // with a comment saying what it owns. scheduler.go has the Scheduler and the
 // scheduling calls, nextrun.go the kinds of task and when each runs next,
-// run.go the running of one task, delayqueue.go, heap.go and leader.go the
-// queue and the wait on it.
+// run.go the running of one task, delayqueue.go the queue and its heap, and
+// leader.go the wait on it.
 package scheduler

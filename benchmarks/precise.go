@@ -20,12 +20,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-stpe/scheduler"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/benchmarks/internal/cputime"
 )
 
 // The loads: as in the root package's BenchmarkPreciseLateness.
@@ -78,12 +80,12 @@ func runPrecise(out string, rounds int) error {
 		for li, l := range preciseLoads {
 			for ii, impl := range preciseImpls {
 				runtime.GC()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				late, err := l.run(impl)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", impl, l.name, err)
 				}
-				cpu := cpuTime() - cpu0
+				cpu := cputime.Process() - cpu0
 				slices.Sort(late)
 				r := res[li][ii]
 				r.p50s = append(r.p50s, percentile(late, 0.5))

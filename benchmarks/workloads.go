@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-stpe/scheduler/benchmarks/internal/cputime"
 )
 
 // The workloads, the same as the root package's bench_test.go runs (there
@@ -165,12 +167,12 @@ func runPeriodic(p peer, r *result) error {
 			return err
 		}
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	end := start.Add(periodicFirst + periodicFor)
 	time.Sleep(time.Until(end))
 	n := runs.Load()
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	im.close()
 	due := 0
 	for _, f := range first {

@@ -3,22 +3,10 @@ package main
 import (
 	"context"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
-
-// processCPU returns the user and system CPU time this process has used
-// (the benchmarks command's cputime_unix.go does the same; this is its own
-// main package).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return -1
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // redisCPU returns the CPU time redis-server has used, from INFO cpu.
 func redisCPU(rdb *redis.Client) time.Duration {

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/go-stpe/scheduler/benchmarks/internal/cputime"
 )
 
 func main() {
@@ -74,14 +76,14 @@ func main() {
 				log.Fatal(err)
 			}
 			log.Printf("pass %d, %s: lateness at %d tasks/s for %d s ...", pass+1, sys.name, w.rate, w.seconds)
-			cpu0, rcpu0 := processCPU(), redisCPU(rdb)
+			cpu0, rcpu0 := cputime.Process(), redisCPU(rdb)
 			probe := startRTTProbe(srv.addr)
 			lat, lag, err := sys.lateness(w)
 			rtt := probe.end()
 			if err != nil {
 				log.Fatalf("%s: %v", sys.name, err)
 			}
-			cpu, rcpu := processCPU()-cpu0, redisCPU(rdb)-rcpu0
+			cpu, rcpu := cputime.Process()-cpu0, redisCPU(rdb)-rcpu0
 			if err := rdb.FlushAll(context.Background()).Err(); err != nil {
 				log.Fatal(err)
 			}
