@@ -42,7 +42,7 @@ func Example_quickStart() {
 	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.Stop(stopCtx); err != nil {
-		log.Print(err) // scheduler: stop: 1 one-shot tasks dropped before they ran
+		log.Print(err) // scheduler: stop: 1 one-shot task dropped before it ran
 	}
 }
 
@@ -65,7 +65,7 @@ func ExampleScheduler_Stop() {
 	}
 	fmt.Println("terminated:", s.IsTerminated())
 	// Output:
-	// scheduler: stop: 1 one-shot tasks dropped before they ran
+	// scheduler: stop: 1 one-shot task dropped before it ran
 	// dropped: report canceled: true
 	// terminated: true
 }

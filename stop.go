@@ -83,13 +83,17 @@ type StopError struct {
 
 // Error says what was dropped and whether runs were still in progress.
 func (e *StopError) Error() string {
+	dropped := fmt.Sprintf("%d one-shot tasks dropped before they ran", len(e.Dropped))
+	if len(e.Dropped) == 1 {
+		dropped = "1 one-shot task dropped before it ran"
+	}
 	switch {
 	case e.Err != nil && len(e.Dropped) > 0:
-		return fmt.Sprintf("scheduler: stop: %d one-shot tasks dropped before they ran, and runs still in progress when the context ended: %v", len(e.Dropped), e.Err)
+		return fmt.Sprintf("scheduler: stop: %s, and runs still in progress when the context ended: %v", dropped, e.Err)
 	case e.Err != nil:
 		return fmt.Sprintf("scheduler: stop: runs still in progress when the context ended: %v", e.Err)
 	}
-	return fmt.Sprintf("scheduler: stop: %d one-shot tasks dropped before they ran", len(e.Dropped))
+	return "scheduler: stop: " + dropped
 }
 
 // Unwrap returns Err, so errors.Is(err, context.DeadlineExceeded) finds it.
