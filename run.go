@@ -10,8 +10,9 @@ import (
 // Running one task on a worker: the run-state check, the hooks around the
 // body, the body itself with its panic recovery, the re-queue of a periodic
 // task (when it runs next is nextrun.go's), and the one recover guard every
-// other call of user code goes through (JDK ScheduledFutureTask.run, FutureTask.run/runAndReset,
-// and the beforeExecute/afterExecute calls of ThreadPoolExecutor.runWorker).
+// other call of user code goes through (JDK ScheduledFutureTask.run,
+// FutureTask.run/runAndReset, and the beforeExecute/afterExecute calls of
+// ThreadPoolExecutor.runWorker).
 
 // canRun says whether t may run in the current run state (JDK
 // canRunInCurrentRunState): always while running; never once stopped; after
