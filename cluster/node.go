@@ -135,9 +135,6 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 	if strings.HasPrefix(kind, "@") {
 		return invalid(what, "the @ prefix is kept for periodic tasks")
 	}
-	if h == nil {
-		return invalid(what, "nil handler")
-	}
 	kh, err := newKindHandler(what, h, opts)
 	if err != nil {
 		return err
@@ -151,8 +148,12 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 	return nil
 }
 
-// newKindHandler applies opts to h.
+// newKindHandler applies opts to h; a nil h or option is an invalid
+// argument of what.
 func newKindHandler(what string, h Handler, opts []HandleOption) (kindHandler, error) {
+	if h == nil {
+		return kindHandler{}, invalid(what, "nil handler")
+	}
 	var hc handleConfig
 	for _, o := range opts {
 		if o == nil {

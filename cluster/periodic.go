@@ -51,9 +51,6 @@ func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...
 	if trig == nil {
 		return invalid(what, "nil trigger")
 	}
-	if h == nil {
-		return invalid(what, "nil handler")
-	}
 	kh, err := newKindHandler(what, h, opts)
 	if err != nil {
 		return err
