@@ -2,9 +2,9 @@ package scheduler
 
 // The helpers the internal tests (package scheduler) share: this package
 // cannot import schedulertest (it imports this one), so time comes from
-// fakeClock, a small fake Clock that also counts its armed timers and
-// records which goroutines read it; newTestScheduler builds a scheduler on
-// it.
+// fakeClock, the same manual clock as schedulertest's (internal/manualclock)
+// with a record of which goroutines read it; newTestScheduler builds a
+// scheduler on it.
 
 import (
 	"context"
@@ -17,117 +17,50 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/go-stpe/scheduler/internal/manualclock"
 )
 
 // waitLimit bounds every wait that must end, so that a bug fails a test
 // instead of hanging the package. No test waits for it to pass.
 const waitLimit = 10 * time.Second
 
-// fakeClock is a Clock whose time moves only by Advance. It keeps every
-// timer it made, so it can say how many are armed, and, while tracking,
-// records which goroutines called Now.
+// fakeClock is the module's one manual clock (internal/manualclock, which
+// schedulertest.ManualClock exports too), plus what these tests need beyond
+// it: while tracking, it records which goroutines called Now.
 type fakeClock struct {
-	mu     sync.Mutex // guards every field below and the timers' fields
-	now    time.Time
-	timers []*fakeTimer // every timer made, armed or not
-	arms   int          // NewTimer and Reset calls
+	*manualclock.Clock
 
+	mu       sync.Mutex // guards tracking, skip and callers
 	tracking bool
 	skip     uint64              // a goroutine whose calls are not recorded
 	callers  map[uint64]struct{} // goroutines that called Now while tracking
 }
 
-// fakeTimer is a timer of an fakeClock.
-type fakeTimer struct {
-	clk   *fakeClock
-	c     chan time.Time // capacity 1; drained on every Reset and Stop
-	due   time.Time
-	armed bool
-}
+// newFakeClock returns a fakeClock that reads the Unix epoch.
+func newFakeClock() *fakeClock { return &fakeClock{Clock: manualclock.New(time.Unix(0, 0))} }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(0, 0)} }
-
+// Now returns the clock's time and, while tracking, records the caller.
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.tracking {
 		if id := goroutineID(); id != c.skip {
 			c.callers[id] = struct{}{}
 		}
 	}
-	return c.now
+	c.mu.Unlock()
+	return c.Clock.Now()
 }
 
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	t := &fakeTimer{clk: c, c: make(chan time.Time, 1)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timers = append(c.timers, t)
-	c.armLocked(t, d)
-	return t
-}
-
-// armLocked arms t to fire d from now, at once if d <= 0.
-func (c *fakeClock) armLocked(t *fakeTimer, d time.Duration) {
-	c.arms++
-	select {
-	case <-t.c:
-	default:
-	}
-	if d <= 0 {
-		t.armed = false
-		t.c <- c.now
-		return
-	}
-	t.armed, t.due = true, c.now.Add(d)
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.c }
-
-func (t *fakeTimer) Reset(d time.Duration) bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	was := t.armed
-	t.clk.armLocked(t, d)
-	return was
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.clk.mu.Lock()
-	defer t.clk.mu.Unlock()
-	was := t.armed
-	t.armed = false
-	select {
-	case <-t.c:
-	default:
-	}
-	return was
-}
-
-// Advance moves the clock by d and fires every armed timer that came due.
-// It allocates nothing.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for _, t := range c.timers {
-		if t.armed && !t.due.After(c.now) {
-			t.armed = false
-			t.c <- t.due // empty: drained when armed, and sent to once per arming
-		}
-	}
-}
+// NewTimer returns a timer of the manual clock, as a Timer.
+func (c *fakeClock) NewTimer(d time.Duration) Timer { return c.Clock.NewTimer(d) }
 
 // armed returns the number of armed timers and the due times they wait for,
-// as offsets from the Unix epoch.
+// as offsets from the Unix epoch, earliest first.
 func (c *fakeClock) armed() (n int, dues []time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, t := range c.timers {
-		if t.armed {
-			n++
-			dues = append(dues, t.due.Sub(time.Unix(0, 0)))
-		}
+	for _, due := range c.Dues() {
+		n++
+		dues = append(dues, due.Sub(time.Unix(0, 0)))
 	}
 	return n, dues
 }

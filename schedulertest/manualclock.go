@@ -1,34 +1,21 @@
 package schedulertest
 
 import (
-	"container/heap"
 	"context"
-	"sync"
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/internal/manualclock"
 )
 
 // ManualClock is a scheduler.Clock whose time moves only when Advance or Set
 // is called. Create one with NewManualClock; the zero value is not usable.
 // All methods are safe for concurrent use.
+//
+// It exports the module's one manual clock (internal/manualclock), which the
+// scheduler package's own tests use too.
 type ManualClock struct {
-	// mu guards every field below and the state of every timer of this
-	// clock (due, seq, index, and sends into and drains of C), so that
-	// firing, stopping and resetting a timer are atomic with respect to
-	// each other. It is never held while an AfterFunc callback runs.
-	mu sync.Mutex
-	// now is the clock's current time. It never goes backwards.
-	now time.Time
-	// seq numbers timer armings, so that timers due at the same instant
-	// fire in the order they were armed.
-	seq uint64
-	// timers holds the live timers: armed, not yet fired or stopped.
-	timers timerHeap
-	// changed is closed, and replaced by a fresh channel, whenever the
-	// number of live timers changes. BlockUntilWaiters waits on it
-	// instead of polling.
-	changed chan struct{}
+	clk *manualclock.Clock
 }
 
 // compile-time check that ManualClock satisfies the interface it stands in for.
@@ -37,25 +24,23 @@ var _ scheduler.Clock = (*ManualClock)(nil)
 // NewManualClock returns a ManualClock that reads start until it is moved by
 // Advance or Set.
 func NewManualClock(start time.Time) *ManualClock {
-	return &ManualClock{now: start, changed: make(chan struct{})}
+	return &ManualClock{clk: manualclock.New(start)}
 }
 
 // Now returns the clock's current time.
-func (c *ManualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *ManualClock) Now() time.Time { return c.clk.Now() }
 
 // NewTimer returns a timer that sends its due time, Now()+d, on C once the
 // clock reaches it. As with time.NewTimer, a d <= 0 fires at once: the value
 // is already in C when NewTimer returns.
 func (c *ManualClock) NewTimer(d time.Duration) scheduler.Timer {
-	t := &manualTimer{clk: c, index: -1, c: make(chan time.Time, 1)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armLocked(t, d)
-	return t
+	// The timer's Reset, ResetAt and Stop keep their rules: Reset and
+	// ResetAt re-arm it (at once for a time already reached) and, like
+	// Stop, report whether it was active; no value from before the call
+	// is received from C afterwards. ResetAt lets the scheduler arm it for
+	// the head's trigger time itself, so that an Advance made while a
+	// worker arms its timer cannot make the timer late.
+	return c.clk.NewTimer(d)
 }
 
 // AfterFunc arranges for f to be called once the clock reaches Now()+d. The
@@ -69,11 +54,7 @@ func (c *ManualClock) NewTimer(d time.Duration) scheduler.Timer {
 // reports whether it did so, which is false once f has been called or stop
 // has already succeeded.
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
-	t := &manualTimer{clk: c, index: -1, f: f}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armLocked(t, d)
-	return t.Stop
+	return c.clk.AfterFunc(d, f)
 }
 
 // Advance moves the clock forward by d, firing on the way, in due order, every
@@ -91,228 +72,24 @@ func (c *ManualClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
 //
 // Concurrent calls to Advance and Set are safe, but they interleave while a
 // callback runs, and then a callback may see a later time than its due time.
-func (c *ManualClock) Advance(d time.Duration) {
-	if d < 0 {
-		return
-	}
-	c.mu.Lock()
-	c.advanceToLocked(c.now.Add(d))
-	c.mu.Unlock()
-}
+func (c *ManualClock) Advance(d time.Duration) { c.clk.Advance(d) }
 
 // Set moves the clock forward to t, firing the timers on the way exactly as
 // Advance(t.Sub(Now())) does. A t before Now() does nothing.
-func (c *ManualClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.advanceToLocked(t)
-	c.mu.Unlock()
-}
-
-// advanceToLocked fires every live timer due at or before target, then moves
-// the clock to target (if that is forward). c.mu must be held; it is released
-// around each callback and held again on return.
-func (c *ManualClock) advanceToLocked(target time.Time) {
-	// Re-read the heap after each firing: a callback may have stopped
-	// timers or armed new ones that are due within the jump.
-	for len(c.timers) > 0 && !c.timers[0].due.After(target) {
-		t := heap.Pop(&c.timers).(*manualTimer)
-		c.notifyLocked()
-		c.moveToLocked(t.due)
-		if t.f == nil {
-			// Channel timer. The send cannot block: every arming
-			// drains C first, so the buffer is empty here.
-			select {
-			case t.c <- t.due:
-			default:
-			}
-			continue
-		}
-		f := t.f
-		c.mu.Unlock()
-		f()
-		c.mu.Lock()
-	}
-	c.moveToLocked(target)
-}
-
-// moveToLocked sets the clock to t unless that would move it backwards, which
-// can only happen when calls to Advance or Set overlap during a callback.
-func (c *ManualClock) moveToLocked(t time.Time) {
-	if t.After(c.now) {
-		c.now = t
-	}
-}
+func (c *ManualClock) Set(t time.Time) { c.clk.Set(t) }
 
 // Waiters returns the number of live timers: those armed and not yet fired or
 // stopped, channel timers and AfterFunc timers alike. A test uses it to know
 // that the code under test has reached its timed wait.
-func (c *ManualClock) Waiters() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
+func (c *ManualClock) Waiters() int { return c.clk.Waiters() }
 
 // BlockUntilWaiters blocks until Waiters() >= n and returns nil, or returns
 // ctx.Err() if ctx is done first. If the count is already reached it returns
 // nil at once, even with a done ctx.
 func (c *ManualClock) BlockUntilWaiters(ctx context.Context, n int) error {
-	for {
-		c.mu.Lock()
-		reached := len(c.timers) >= n
-		changed := c.changed
-		c.mu.Unlock()
-		if reached {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return c.clk.BlockUntilWaiters(ctx, n)
 }
 
 // NextDue returns the earliest due time among the live timers, and false if
 // there are none. Tests use it to step the clock from timer to timer.
-func (c *ManualClock) NextDue() (time.Time, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.timers) == 0 {
-		return time.Time{}, false
-	}
-	return c.timers[0].due, true
-}
-
-// armLocked arms t to fire d from now. A channel timer with d <= 0 fires at
-// once; everything else goes into the heap. c.mu must be held and t must not
-// be live.
-func (c *ManualClock) armLocked(t *manualTimer, d time.Duration) {
-	// A due time in the past would be one the clock never showed; the
-	// timer is due now, as a time.Timer sends the time it fired.
-	d = max(d, 0)
-	t.due = c.now.Add(d)
-	if d == 0 && t.f == nil {
-		t.c <- t.due // cannot block: C was drained (or is new)
-		return
-	}
-	c.seq++
-	t.seq = c.seq
-	heap.Push(&c.timers, t)
-	c.notifyLocked()
-}
-
-// stopLocked disarms t and drains its channel, reporting whether the timer
-// was live or had a value still waiting in C. c.mu must be held.
-func (c *ManualClock) stopLocked(t *manualTimer) bool {
-	active := false
-	if t.index >= 0 {
-		heap.Remove(&c.timers, t.index)
-		c.notifyLocked()
-		active = true
-	}
-	if t.c != nil {
-		// Since Go 1.23 a value nobody has received yet counts as
-		// not yet delivered: Stop and Reset discard it and report
-		// the timer as active, and so do we.
-		select {
-		case <-t.c:
-			active = true
-		default:
-		}
-	}
-	return active
-}
-
-// notifyLocked wakes every BlockUntilWaiters call so it re-reads the count.
-// c.mu must be held.
-func (c *ManualClock) notifyLocked() {
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-// manualTimer is a timer of a ManualClock: a channel timer (c set, f nil) from
-// NewTimer, or a callback timer (f set, c nil) from AfterFunc. All its
-// fields except clk, c and f are guarded by clk.mu.
-type manualTimer struct {
-	clk *ManualClock
-	c   chan time.Time
-	f   func()
-
-	due   time.Time
-	seq   uint64 // arming order, breaks ties between equal due times
-	index int    // position in clk.timers, or -1 when not live
-}
-
-// C returns the channel on which the timer delivers its due time.
-func (t *manualTimer) C() <-chan time.Time { return t.c }
-
-// Reset re-arms the timer to fire d from the clock's current time (at once if
-// d <= 0) and reports whether it was active. No value from before the call is
-// received from C afterwards.
-func (t *manualTimer) Reset(d time.Duration) bool {
-	c := t.clk
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	active := c.stopLocked(t)
-	c.armLocked(t, d)
-	return active
-}
-
-// ResetAt re-arms the timer to fire once the clock reads at (at once if it
-// already does) and reports whether it was active. No value from before the
-// call is received from C afterwards. The scheduler arms its timers this
-// way, for the head's trigger time itself, so that an Advance made while a
-// worker arms its timer cannot make the timer late.
-func (t *manualTimer) ResetAt(at time.Time) bool {
-	c := t.clk
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	active := c.stopLocked(t)
-	c.armLocked(t, at.Sub(c.now))
-	return active
-}
-
-// Stop disarms the timer and reports whether it was active. No value from
-// before the call is received from C afterwards.
-func (t *manualTimer) Stop() bool {
-	c := t.clk
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stopLocked(t)
-}
-
-// timerHeap is a min-heap of live timers ordered by (due, seq), for
-// container/heap. Each timer keeps its index up to date so Stop and Reset can
-// remove it in O(log n).
-type timerHeap []*manualTimer
-
-func (h timerHeap) Len() int { return len(h) }
-
-func (h timerHeap) Less(i, j int) bool {
-	if !h[i].due.Equal(h[j].due) {
-		return h[i].due.Before(h[j].due)
-	}
-	return h[i].seq < h[j].seq
-}
-
-func (h timerHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-
-func (h *timerHeap) Push(x any) {
-	t := x.(*manualTimer)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
-
-func (h *timerHeap) Pop() any {
-	old := *h
-	n := len(old)
-	t := old[n-1]
-	old[n-1] = nil // let the timer be collected
-	t.index = -1
-	*h = old[:n-1]
-	return t
-}
+func (c *ManualClock) NextDue() (time.Time, bool) { return c.clk.NextDue() }
