@@ -282,6 +282,27 @@ func (r *recorder[T]) len() int {
 	return len(r.items)
 }
 
+// observed collects the RunInfo of every run, through the Observe hook.
+type observed struct{ recorder[scheduler.RunInfo] }
+
+// hooks returns the option that installs o's Observe hook.
+func (o *observed) hooks() scheduler.Option {
+	return scheduler.WithHooks(scheduler.Hooks{Observe: o.add})
+}
+
+// dueRecorder is a task that records the Due of each of its runs, as
+// CurrentRun reports it, as an offset from epoch.
+type dueRecorder struct{ recorder[time.Duration] }
+
+func (r *dueRecorder) task(ctx context.Context) error {
+	info, ok := scheduler.CurrentRun(ctx)
+	if !ok {
+		return errors.New("CurrentRun: no run")
+	}
+	r.add(info.Due.Sub(epoch))
+	return nil
+}
+
 // logBuffer is an io.Writer for a slog handler, safe for the
 // scheduler's workers to write into while the test reads it.
 type logBuffer struct {

@@ -153,12 +153,9 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	// record schedules a periodic task that records the clock at each run.
 	record := func(t *testing.T, fixedRate bool) (*scheduler.Scheduler, *schedulertest.ManualClock, func() []time.Duration) {
 		s, clk := newManual(t, 1)
-		var mu sync.Mutex
-		var runs []time.Duration
+		var runs recorder[time.Duration]
 		task := func(context.Context) error {
-			mu.Lock()
-			runs = append(runs, since(clk))
-			mu.Unlock()
+			runs.add(since(clk))
 			return nil
 		}
 		var err error
@@ -169,11 +166,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 		}
 		require.NoError(t, err)
 		require.NoError(t, s.AwaitIdle(testCtx(t)))
-		return s, clk, func() []time.Duration {
-			mu.Lock()
-			defer mu.Unlock()
-			return runs
-		}
+		return s, clk, runs.get
 	}
 	each := func(n int) []time.Duration {
 		var out []time.Duration
@@ -521,19 +514,14 @@ func TestAdvanceAndSettleSettlesBeforeFirstStep(t *testing.T) {
 		for range 20 {
 			func() {
 				s, clk := newManual(t, 1)
-				var mu sync.Mutex
-				var runs []time.Duration
+				var runs recorder[time.Duration]
 				_, err := s.ScheduleAtFixedRate(func(context.Context) error {
-					mu.Lock()
-					runs = append(runs, since(clk))
-					mu.Unlock()
+					runs.add(since(clk))
 					return nil
 				}, time.Hour, time.Hour)
 				require.NoError(t, err)
 				require.NoError(t, schedulertest.AdvanceAndSettle(testCtx(t), clk, s, 3*time.Hour))
-				mu.Lock()
-				defer mu.Unlock()
-				require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour}, runs)
+				require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour}, runs.get())
 			}()
 		}
 	})

@@ -2,7 +2,6 @@ package scheduler_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,26 +10,6 @@ import (
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/schedulertest"
 )
-
-// observed collects the RunInfo of every run.
-type observed struct {
-	mu   sync.Mutex
-	runs []scheduler.RunInfo
-}
-
-func (o *observed) hooks() scheduler.Option {
-	return scheduler.WithHooks(scheduler.Hooks{Observe: func(r scheduler.RunInfo) {
-		o.mu.Lock()
-		o.runs = append(o.runs, r)
-		o.mu.Unlock()
-	}})
-}
-
-func (o *observed) get() []scheduler.RunInfo {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return append([]scheduler.RunInfo(nil), o.runs...)
-}
 
 func TestJitterKeepsThePhaseOfAFixedRateTask(t *testing.T) {
 	const period, max = 10 * time.Second, 3 * time.Second

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -125,8 +124,7 @@ func TestHooksAndDecoratorsCompose(t *testing.T) {
 func TestCurrentRunMatchesObserve(t *testing.T) {
 	var o observed
 	s, clk := newManual(t, 2, o.hooks())
-	var mu sync.Mutex
-	var inRun []scheduler.RunInfo
+	var inRun recorder[scheduler.RunInfo]
 	var after []bool
 	record := func(ctx context.Context) error {
 		derived, cancel := context.WithTimeout(ctx, time.Hour)
@@ -135,9 +133,7 @@ func TestCurrentRunMatchesObserve(t *testing.T) {
 		if !ok {
 			return errors.New("no current run")
 		}
-		mu.Lock()
-		inRun = append(inRun, r)
-		mu.Unlock()
+		inRun.add(r)
 		return nil
 	}
 	f, err := s.ScheduleAtFixedRate(record, time.Second, time.Second, scheduler.WithJitter(500*time.Millisecond))
@@ -165,11 +161,9 @@ func TestCurrentRunMatchesObserve(t *testing.T) {
 			observedRuns = append(observedRuns, r)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	require.Len(t, inRun, len(observedRuns))
-	require.NotEmpty(t, inRun)
-	for i, r := range inRun {
+	require.Len(t, inRun.get(), len(observedRuns))
+	require.NotEmpty(t, inRun.get())
+	for i, r := range inRun.get() {
 		want := observedRuns[i]
 		require.True(t, r.Future == want.Future)
 		require.Equal(t, want.Due, r.Due)

@@ -2,7 +2,6 @@ package scheduler_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,30 +17,6 @@ import (
 var everyTen = scheduler.TriggerFunc(func(t time.Time) time.Time {
 	return t.Truncate(10 * time.Second).Add(10 * time.Second)
 })
-
-// dueRecorder is a task that records the Due of each of its runs, as
-// CurrentRun reports it.
-type dueRecorder struct {
-	mu   sync.Mutex
-	dues []time.Duration // since epoch
-}
-
-func (r *dueRecorder) task(ctx context.Context) error {
-	info, ok := scheduler.CurrentRun(ctx)
-	if !ok {
-		return errors.New("CurrentRun: no run")
-	}
-	r.mu.Lock()
-	r.dues = append(r.dues, info.Due.Sub(epoch))
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *dueRecorder) get() []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]time.Duration(nil), r.dues...)
-}
 
 func TestTriggerRunsAtTheTriggersTimes(t *testing.T) {
 	s, clk := newManual(t, 1)
