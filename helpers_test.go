@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,18 +194,9 @@ func countRuns(n *atomic.Int32) scheduler.Task {
 	}
 }
 
-// goroutineID returns the calling goroutine's id, read from its stack
-// header ("goroutine 42 [running]:").
-func goroutineID() uint64 {
-	var buf [64]byte
-	n := runtime.Stack(buf[:], false)
-	fields := strings.Fields(string(buf[:n]))
-	id, err := strconv.ParseUint(fields[1], 10, 64)
-	if err != nil {
-		panic("cannot parse the goroutine id from " + string(buf[:n]))
-	}
-	return id
-}
+// goroutineID returns the calling goroutine's id; the internal tests'
+// helpers define it (internal_helpers_test.go).
+var goroutineID = scheduler.GoroutineID
 
 // requireClosed fails unless ch is closed (or has a value) right now.
 func requireClosed(t *testing.T, ch <-chan struct{}, msg string) {

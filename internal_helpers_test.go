@@ -86,10 +86,15 @@ func goroutineID() uint64 {
 	n := runtime.Stack(buf[:], false)
 	id, err := strconv.ParseUint(strings.Fields(string(buf[:n]))[1], 10, 64)
 	if err != nil {
-		panic(err)
+		panic("cannot parse the goroutine id from " + string(buf[:n]))
 	}
 	return id
 }
+
+// GoroutineID lends goroutineID to the external tests (package
+// scheduler_test), so both kinds of test read goroutine ids one way. Being
+// in a _test.go file, it exists only while this package's tests are built.
+var GoroutineID = goroutineID
 
 // newTestScheduler returns a scheduler on clk, stopped and awaited at the end of
 // the test (or of the synctest bubble, when called inside one).

@@ -9,7 +9,6 @@ package scheduler_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -130,12 +129,9 @@ func TestSynctestCancelFromAnotherGoroutine(t *testing.T) {
 		s, err := scheduler.New(2)
 		require.NoError(t, err)
 		defer stopNow(t, s)
-		var mu sync.Mutex
-		var runs []time.Duration
+		var runs recorder[time.Duration]
 		f, err := s.ScheduleAtFixedRate(func(context.Context) error {
-			mu.Lock()
-			runs = append(runs, time.Since(start))
-			mu.Unlock()
+			runs.add(time.Since(start))
 			return nil
 		}, time.Hour, time.Hour)
 		require.NoError(t, err)
@@ -150,9 +146,7 @@ func TestSynctestCancelFromAnotherGoroutine(t *testing.T) {
 
 		require.True(t, <-canceled)
 		require.ErrorIs(t, f.Wait(t.Context()), scheduler.ErrCanceled)
-		mu.Lock()
-		defer mu.Unlock()
-		require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour}, runs)
+		require.Equal(t, []time.Duration{time.Hour, 2 * time.Hour}, runs.get())
 	})
 }
 
