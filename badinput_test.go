@@ -307,10 +307,9 @@ func badRows() []badCase {
 		blocker, err := e.s.Submit(blockUntilCanceled(started)) // holds the only worker
 		require.NoError(t, err)
 		<-started
-		var order []string
-		var mu sync.Mutex
+		var order recorder[string]
 		rec := func(name string) scheduler.Task {
-			return func(context.Context) error { mu.Lock(); order = append(order, name); mu.Unlock(); return nil }
+			return func(context.Context) error { order.add(name); return nil }
 		}
 		_, err = e.s.Schedule(rec("overdue"), time.Minute)
 		require.NoError(t, err)
@@ -321,9 +320,7 @@ func badRows() []badCase {
 		require.True(t, blocker.Cancel(true))
 		require.NoError(t, e.s.AwaitIdle(e.ctx))
 		e.settle(t, 1000*time.Hour)
-		mu.Lock()
-		defer mu.Unlock()
-		require.Equal(t, []string{"overdue"}, order)
+		require.Equal(t, []string{"overdue"}, order.get())
 		require.Equal(t, []scheduler.ScheduledFuture{far}, e.s.Queue())
 	}})
 	add(badCase{name: "Schedule/ContinueOnError on a one-shot: ignored", run: func(t *testing.T, e *badEnv) {

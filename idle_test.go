@@ -150,21 +150,16 @@ func TestAwaitIdleNegativeAdvance(t *testing.T) {
 // means, as documented on AwaitIdle and in schedulertest.
 func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	const p = time.Minute
-	// record schedules a periodic task that records the clock at each run.
-	record := func(t *testing.T, fixedRate bool) (*scheduler.Scheduler, *schedulertest.ManualClock, func() []time.Duration) {
+	// record schedules a periodic task of kind ("fixed rate" or "fixed
+	// delay") that records the clock at each run.
+	record := func(t *testing.T, kind string) (*scheduler.Scheduler, *schedulertest.ManualClock, func() []time.Duration) {
 		s, clk := newManual(t, 1)
 		var runs recorder[time.Duration]
 		task := func(context.Context) error {
 			runs.add(since(clk))
 			return nil
 		}
-		var err error
-		if fixedRate {
-			_, err = s.ScheduleAtFixedRate(task, p, p)
-		} else {
-			_, err = s.ScheduleWithFixedDelay(task, p, p)
-		}
-		require.NoError(t, err)
+		schedulePeriodic(t, s, kind, task, p)
 		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		return s, clk, runs.get
 	}
@@ -184,14 +179,14 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	}
 
 	t.Run("fixed rate: one Advance(10p) runs 10 times back to back", func(t *testing.T) {
-		s, clk, runs := record(t, true)
+		s, clk, runs := record(t, "fixed rate")
 		clk.Advance(10 * p)
 		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, same(10, 10*p), runs(), "JDK catch-up: all at the end of the jump")
 	})
 
 	t.Run("fixed rate: ten Advance(p) run 10 times, each at its own instant", func(t *testing.T) {
-		s, clk, runs := record(t, true)
+		s, clk, runs := record(t, "fixed rate")
 		for range 10 {
 			clk.Advance(p)
 			require.NoError(t, s.AwaitIdle(testCtx(t)))
@@ -200,16 +195,15 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 	})
 
 	t.Run("fixed delay: one Advance(10p) runs once", func(t *testing.T) {
-		s, clk, runs := record(t, false)
+		s, clk, runs := record(t, "fixed delay")
 		clk.Advance(10 * p)
 		require.NoError(t, s.AwaitIdle(testCtx(t)))
 		require.Equal(t, []time.Duration{10 * p}, runs())
 	})
 
-	for _, fixedRate := range []bool{true, false} {
-		name := map[bool]string{true: "fixed rate", false: "fixed delay"}[fixedRate]
-		t.Run(name+": AdvanceAndSettle(10p) runs as real time would", func(t *testing.T) {
-			s, clk, runs := record(t, fixedRate)
+	for _, kind := range []string{"fixed rate", "fixed delay"} {
+		t.Run(kind+": AdvanceAndSettle(10p) runs as real time would", func(t *testing.T) {
+			s, clk, runs := record(t, kind)
 			require.NoError(t, schedulertest.AdvanceAndSettle(testCtx(t), clk, s, 10*p))
 			require.Equal(t, each(10), runs())
 		})

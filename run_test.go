@@ -392,7 +392,6 @@ func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 		},
 	}
 	s, clk := newManual(t, 1, scheduler.WithHooks(hooks))
-	errBoom := errors.New("boom")
 	body := func(name string, err error) scheduler.Task {
 		return func(context.Context) error {
 			record("run " + name)
@@ -445,8 +444,7 @@ func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 
 func TestLifeBeforeExecutePanic(t *testing.T) {
 	t.Run("one-shot", func(t *testing.T) {
-		var afterMu sync.Mutex
-		var afterCalls []string
+		var afterCalls recorder[string]
 		hooks := scheduler.Hooks{
 			BeforeExecute: func(f scheduler.ScheduledFuture) {
 				if f.Name() == "bad" {
@@ -454,9 +452,7 @@ func TestLifeBeforeExecutePanic(t *testing.T) {
 				}
 			},
 			AfterExecute: func(f scheduler.ScheduledFuture, _ error) {
-				afterMu.Lock()
-				afterCalls = append(afterCalls, f.Name())
-				afterMu.Unlock()
+				afterCalls.add(f.Name())
 			},
 		}
 		s, _ := newManual(t, 1, scheduler.WithHooks(hooks))
@@ -477,9 +473,7 @@ func TestLifeBeforeExecutePanic(t *testing.T) {
 		require.NoError(t, good.Wait(testCtx(t)))
 		require.NoError(t, s.AwaitIdle(testCtx(t)))
 
-		afterMu.Lock()
-		require.Equal(t, []string{"good"}, afterCalls, "AfterExecute is not called for the task whose BeforeExecute panicked")
-		afterMu.Unlock()
+		require.Equal(t, []string{"good"}, afterCalls.get(), "AfterExecute is not called for the task whose BeforeExecute panicked")
 		st := s.Stats()
 		require.Equal(t, 1, st.PoolSize, "the worker survived")
 		require.Equal(t, 1, st.LargestPoolSize, "and was not replaced")

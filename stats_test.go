@@ -5,7 +5,6 @@ package scheduler_test
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 func TestLifeStatsRunCounters(t *testing.T) {
 	s, clk := newManual(t, 1)
-	errBoom := errors.New("boom")
 	var n atomic.Int32
 	p, err := s.ScheduleAtFixedRate(func(context.Context) error {
 		switch n.Add(1) {
