@@ -1,0 +1,201 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cron"
+)
+
+// requireBrowserEnv, set to 1 (CI sets it), turns a missing Chromium from a
+// skip into a failure.
+const requireBrowserEnv = "SCHEDULER_REQUIRE_BROWSER"
+
+// screenshotEnv names a file the browser test writes a PNG of the overview
+// to (the one in docs/dashboard.png was taken so).
+const screenshotEnv = "DASHBOARD_SCREENSHOT"
+
+// chromiumPath finds the system's Chromium (Debian's chromium package); no
+// browser is ever downloaded.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no chromium on PATH: install it with `apt-get install -y chromium` to run the browser tests"
+	if os.Getenv(requireBrowserEnv) == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// newBrowser starts a headless Chromium with a fresh profile, told not to
+// reach any outside host, and stops it when the test ends.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1200, 900),
+	}
+	deadline, cancelDeadline := context.WithTimeout(context.Background(), 60*time.Second)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(deadline, opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		// Cancel closes the browser and waits for its process to exit.
+		if err := chromedp.Cancel(ctx); err != nil {
+			t.Logf("closing the browser: %v", err)
+		}
+		cancelCtx()
+		cancelAlloc()
+		cancelDeadline()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return ctx
+}
+
+func TestBrowserShowsTheSchedulerAndCancelsATask(t *testing.T) {
+	browser := newBrowser(t)
+	s := newScheduler(t)
+	const evil = `<script>window.pwned = 1</script>`
+	if _, err := s.ScheduleAtFixedRate(idle, 0, 20*time.Millisecond, scheduler.WithName("heartbeat")); err != nil {
+		t.Fatal(err)
+	}
+	nightly, err := cron.Parse("0 3 * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ScheduleWithTrigger(idle, nightly, scheduler.WithName("nightly report")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ScheduleWithFixedDelay(idle, time.Hour, time.Minute, scheduler.WithName("cleanup")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Schedule(idle, 2*time.Hour, scheduler.WithName(evil)); err != nil {
+		t.Fatal(err)
+	}
+	victim, err := s.Schedule(idle, 3*time.Hour, scheduler.WithName("victim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var victimID scheduler.TaskID
+	for _, q := range s.PeekQueue(10) {
+		if q.Name == "victim" {
+			victimID = q.ID
+		}
+	}
+	srv := serve(t, s)
+	base := srv.URL + prefix + "/"
+
+	// The overview: the counters agree with Stats and the charts are drawn.
+	if err := chromedp.Do(browser,
+		chromedp.Navigate(base),
+		chromedp.WaitVisible(chromedp.CSS("#stat-completed")),
+	); err != nil {
+		t.Fatalf("overview: %v", err)
+	}
+	completed, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#stat-completed")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown uint64
+	if _, err := fmt.Sscan(completed, &shown); err != nil || shown > s.Stats().Completed {
+		t.Errorf("overview shows %q completed runs; Stats says %d now", completed, s.Stats().Completed)
+	}
+	polylines, err := chromedp.Run(browser, chromedp.Evaluate[int](`document.querySelectorAll("svg polyline").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if polylines != 4 {
+		t.Errorf("overview draws %d chart lines, want 4 (runs, p50, p99, failed)", polylines)
+	}
+
+	// The queue: the rows are the queue's head, the evil name is text.
+	if err := chromedp.Do(browser,
+		chromedp.Click(chromedp.CSS(`a[href="queue"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#queued")),
+	); err != nil {
+		t.Fatalf("queue: %v", err)
+	}
+	ids, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#queued tbody tr")).map(r => r.id)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evilText, err := chromedp.Run(browser, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#queued td.name")).map(td => td.textContent).find(s => s.includes("pwned")) || ""`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned, err := chromedp.Run(browser, chromedp.Evaluate[string](`typeof window.pwned`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evilText != evil {
+		t.Errorf("the task named %q shows as %q", evil, evilText)
+	}
+	if pwned != "undefined" {
+		t.Error("a script in a task name ran")
+	}
+	for _, q := range s.PeekQueue(10) {
+		if q.Name != "heartbeat" && !slices.Contains(ids, fmt.Sprintf("task-%d", q.ID)) {
+			t.Errorf("queued task %d (%s) is not on the page: %v", q.ID, q.Name, ids)
+		}
+	}
+
+	// Cancel: one click, and the scheduler has canceled the task.
+	if err := chromedp.Do(browser,
+		chromedp.Click(chromedp.CSS(fmt.Sprintf("#cancel-%d", victimID))),
+		chromedp.WaitVisible(chromedp.CSS("#message")),
+	); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	message, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#message")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(message, fmt.Sprintf("task %d canceled", victimID)) {
+		t.Errorf("after the click the page says %q", message)
+	}
+	if !victim.IsCanceled() {
+		t.Error("the click did not cancel the task")
+	}
+
+	if path := os.Getenv(screenshotEnv); path != "" {
+		if err := chromedp.Do(browser,
+			chromedp.Navigate(base),
+			chromedp.WaitVisible(chromedp.CSS("#stat-completed")),
+		); err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
