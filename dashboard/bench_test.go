@@ -1,0 +1,101 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/dashboard"
+)
+
+// latenessLog collects the start lateness of a heartbeat task's runs.
+type latenessLog struct {
+	mu   sync.Mutex // guards late
+	late []time.Duration
+	ran  chan struct{} // gets a value after a run, if none is waiting
+}
+
+func (l *latenessLog) task(ctx context.Context) error {
+	if r, ok := scheduler.CurrentRun(ctx); ok {
+		l.mu.Lock()
+		l.late = append(l.late, r.Started.Sub(r.Due)-r.Jitter)
+		l.mu.Unlock()
+	}
+	select {
+	case l.ran <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// take returns the lateness recorded since the last call, sorted, and
+// starts afresh.
+func (l *latenessLog) take() []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	late := l.late
+	l.late = nil
+	slices.Sort(late)
+	return late
+}
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(q*float64(len(sorted)-1))]
+}
+
+// BenchmarkQueuePageWithAMillionQueued renders the queue page (its first
+// 100 tasks) over a queue of 1,000,000 tasks while a heartbeat runs every
+// millisecond, and reports the heartbeat's start lateness meanwhile; the
+// "idle" sub-benchmark reports the same lateness with no page loaded, one
+// heartbeat run per op.
+func BenchmarkQueuePageWithAMillionQueued(b *testing.B) {
+	s := newScheduler(b)
+	for i := range 1_000_000 {
+		if _, err := s.Schedule(idle, time.Hour+time.Duration(i)*time.Millisecond, scheduler.WithName("queued")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	heartbeat := latenessLog{ran: make(chan struct{}, 1)}
+	if _, err := s.ScheduleAtFixedRate(heartbeat.task, 0, time.Millisecond, scheduler.WithName("heartbeat")); err != nil {
+		b.Fatal(err)
+	}
+	h, err := dashboard.New(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report := func(b *testing.B) {
+		late := heartbeat.take()
+		b.ReportMetric(float64(quantile(late, 0.5).Microseconds()), "heartbeat-p50-µs")
+		b.ReportMetric(float64(quantile(late, 0.99).Microseconds()), "heartbeat-p99-µs")
+		b.ReportMetric(float64(len(late)), "heartbeat-runs")
+	}
+
+	b.Run("idle", func(b *testing.B) {
+		heartbeat.take()
+		for b.Loop() {
+			// One op is one heartbeat period: wait for its next run.
+			<-heartbeat.ran
+		}
+		report(b)
+	})
+	b.Run("page", func(b *testing.B) {
+		heartbeat.take()
+		req := httptest.NewRequest(http.MethodGet, "/queue", nil)
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("GET /queue: %d", w.Code)
+			}
+		}
+		report(b)
+	})
+}
