@@ -9,7 +9,9 @@ package scheduler
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -99,4 +101,21 @@ func TestPreciseFallsBackInBubble(t *testing.T) {
 		s.ShutdownNow()
 		require.NoError(t, s.AwaitTermination(context.Background()))
 	})
+}
+
+// TestHighResSleepPutsTheTimerSlackBack: a high-resolution sleep lowers its
+// thread's timer slack only for itself; the thread has its own slack again
+// afterwards, so other goroutines that run on it later are not affected.
+func TestHighResSleepPutsTheTimerSlackBack(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	slack := func() uintptr {
+		v, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
+		require.Zero(t, errno)
+		return v
+	}
+	before := slack()
+	require.Greater(t, before, uintptr(fineTimerSlack), "a thread starts with the default slack")
+	require.True(t, highResSleep(time.Microsecond))
+	require.Equal(t, before, slack())
 }
