@@ -31,7 +31,7 @@ const (
 	// leader's timer fires with precise timing on. It must cover the
 	// runtime timer's own lateness, so that the fine wait starts before
 	// the head is due: time.AfterFunc starts p99 about 1.1 ms late on an
-	// idle Linux box (the netpoller waits whole milliseconds; issue 10,
+	// idle Linux box (the netpoller waits whole milliseconds;
 	// BenchmarkPreciseLateness/impl=afterfunc). A timer later than the
 	// margin costs only precision: the task then starts as it would
 	// without precise timing, less the margin. It is kept short because a
@@ -53,12 +53,12 @@ const (
 
 // WithPreciseTiming makes the scheduler start tasks within tens of
 // microseconds of their trigger time instead of up to a millisecond late
-// (R-25; default off). Each worker's timed wait for the head ends 1.5 ms
-// early, and the worker finishes the wait with high-resolution sleeps
-// (nanosleep) of at most 200 µs, re-reading the head between them; it never
-// starts a task before its trigger time. On Linux, with the system clock,
-// this gives start lateness of about 50-90 µs at the median (the kernel's
-// timer slack is 50 µs), where Go's runtime timers, and so time.AfterFunc
+// (default off). Each worker's timed wait for the head ends 1.5 ms early,
+// and the worker finishes the wait with high-resolution sleeps (nanosleep
+// with a 1 ns timer slack) of 40 to 200 µs, re-reading the head between
+// them; it never starts a task before its trigger time. On Linux, with the
+// system clock, this gives start lateness of about 45-70 µs at the median,
+// where Go's runtime timers, and so time.AfterFunc
 // and this scheduler by default, give about 0.5 ms; see
 // benchmarks/README.md. There is no JDK counterpart: the JVM's timed waits
 // are high-resolution already.
