@@ -55,7 +55,8 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 // 100 tasks) over a queue of 1,000,000 tasks while a heartbeat runs every
 // millisecond, and reports the heartbeat's start lateness meanwhile; the
 // "idle" sub-benchmark reports the same lateness with no page loaded, one
-// heartbeat run per op.
+// heartbeat run per op, and "page-every-10-heartbeats" with a page every
+// ten heartbeat runs.
 func BenchmarkQueuePageWithAMillionQueued(b *testing.B) {
 	s := newScheduler(b)
 	for i := range 1_000_000 {
@@ -83,6 +84,23 @@ func BenchmarkQueuePageWithAMillionQueued(b *testing.B) {
 		for b.Loop() {
 			// One op is one heartbeat period: wait for its next run.
 			<-heartbeat.ran
+		}
+		report(b)
+	})
+	b.Run("page-every-10-heartbeats", func(b *testing.B) {
+		// A page every ten heartbeat periods: a hundred pages a second,
+		// more than people refreshing a browser will ever ask for.
+		heartbeat.take()
+		req := httptest.NewRequest(http.MethodGet, "/queue", nil)
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("GET /queue: %d", w.Code)
+			}
+			for range 10 {
+				<-heartbeat.ran
+			}
 		}
 		report(b)
 	})
