@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,7 +25,7 @@ func (n *Node) complete(id, token string, expires time.Time) {
 func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) {
 	backoff := n.cfg.backoff(c.attempt + 1)
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
-		return n.st.fail(ctx, id, token, errorText(runErr), backoff)
+		return n.st.fail(ctx, id, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry))
 	})
 	if ok && res == "dead" {
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
@@ -83,8 +84,9 @@ func (s store) complete(ctx context.Context, id, token string, retention time.Du
 
 // failScript records a failed run: back to pending for a retry at Redis's
 // time plus the backoff, or dead. KEYS: lease, pending, dead, task. ARGV:
-// id, owner token, error, backoff (µs), channel. Returns "retry", "dead",
-// or "lost" if the owner no longer holds the task.
+// id, owner token, error, backoff (µs), channel, "1" to make it dead at
+// once (ErrSkipRetry). Returns "retry", "dead", or "lost" if the owner no
+// longer holds the task.
 var failScript = redis.NewScript(luaNow + luaPublish + `
 if redis.call('HGET', KEYS[4], 'owner') ~= ARGV[2] then return 'lost' end
 local t = now()
@@ -93,7 +95,7 @@ redis.call('HDEL', KEYS[4], 'owner', 'next')
 local a = redis.call('HINCRBY', KEYS[4], 'attempt', 1)
 redis.call('HSET', KEYS[4], 'err', ARGV[3])
 local f = redis.call('HMGET', KEYS[4], 'max', 'kind')
-if a > tonumber(f[1]) then
+if ARGV[6] == '1' or a > tonumber(f[1]) then
   redis.call('ZADD', KEYS[3], t, ARGV[1])
   return 'dead'
 end
@@ -103,9 +105,13 @@ publish_pending(ARGV[5], retry, f[2], ARGV[1])
 return 'retry'
 `)
 
-func (s store) fail(ctx context.Context, id, token, msg string, backoff time.Duration) (string, error) {
+func (s store) fail(ctx context.Context, id, token, msg string, backoff time.Duration, skipRetry bool) (string, error) {
+	skip := "0"
+	if skipRetry {
+		skip = "1"
+	}
 	return failScript.Run(ctx, s.rdb, []string{s.lease(), s.pending(), s.dead(), s.task(id)},
-		id, token, msg, backoff.Microseconds(), s.channel()).Text()
+		id, token, msg, backoff.Microseconds(), s.channel(), skip).Text()
 }
 
 // releaseScript hands a claimed task back to pending without counting an
