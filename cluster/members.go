@@ -38,6 +38,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.members = ms
+	n.renewed = got
 	if rtt := got.Sub(sent); rtt >= 0 && rtt < n.cfg.lease/10 {
 		// Redis read its clock about halfway through the round trip.
 		n.offset = time.UnixMicro(redisNow).Sub(sent.Add(rtt / 2))

@@ -31,7 +31,7 @@ type Node struct {
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded, running (and each
-	// run's expires), more, members and offset. It is never held across a call
+	// run's expires), more, members, offset and renewed. It is never held across a call
 	// into sched, Redis or a handler.
 	mu        sync.Mutex
 	state     nodeState
@@ -42,6 +42,7 @@ type Node struct {
 	more      bool              // the last sweep stopped at the load limit
 	members   []string          // live nodes as last read, sorted
 	offset    time.Duration     // Redis's clock minus the node's, as last measured
+	renewed   time.Time         // when the membership was last renewed (Health)
 
 	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel context.CancelCauseFunc
