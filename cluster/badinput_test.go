@@ -59,7 +59,10 @@ func TestBadInputIsInvalidArgumentAndStoresNothing(t *testing.T) {
 
 	now := time.Now()
 	for name, call := range map[string]func() error{
-		"unknown kind":      func() error { _, err := n.Schedule(ctx, "nobody", nil, now); return err },
+		"unknown kind, strict": func() error {
+			_, err := newNode(t, srv, nil, cluster.WithStrictKinds()).Schedule(ctx, "nobody", nil, now)
+			return err
+		},
 		"periodic kind":     func() error { _, err := n.Schedule(ctx, "@p", nil, now); return err },
 		"oversized payload": func() error { _, err := n.Schedule(ctx, "k", make([]byte, 17), now); return err },
 		"zero due time":     func() error { _, err := n.Schedule(ctx, "k", nil, time.Time{}); return err },

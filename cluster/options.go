@@ -47,6 +47,7 @@ type config struct {
 	backupDelay time.Duration
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
+	strictKinds bool // Schedule refuses a kind this node does not handle
 }
 
 // handleConfig holds the settings of one kind.

@@ -19,7 +19,9 @@ import (
 // Redis's clock: never before.
 //
 // A due time in the past means now: the task is stored and runs at once.
-// The zero time, a kind with no handler on this node, or a payload beyond
+// The node need not handle kind nor be started: a kind no live node
+// handles waits pending until one does (with WithStrictKinds, a kind with
+// no handler on this node is refused). The zero time or a payload beyond
 // WithMaxPayload is an error wrapping scheduler.ErrInvalidArgument, and
 // nothing is stored. With WithID, scheduling the same task again is a no-op
 // that returns nil, and a different task under that ID is ErrIDConflict.
@@ -42,8 +44,8 @@ func (n *Node) Schedule(ctx context.Context, kind string, payload []byte, due ti
 	n.mu.Lock()
 	_, known := n.handlers[kind]
 	n.mu.Unlock()
-	if !known {
-		return "", invalid("schedule "+kind, "unknown kind: register its handler with Handle first")
+	if !known && n.cfg.strictKinds {
+		return "", invalid("schedule "+kind, "unknown kind: register its handler with Handle first (WithStrictKinds)")
 	}
 	return n.store(ctx, kind, payload, due, sc)
 }
