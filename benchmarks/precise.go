@@ -1,6 +1,6 @@
 package main
 
-// The precise-timing comparison (R-25, `go run . -precise`): start
+// The precise-timing comparison (`go run . -precise`): start
 // lateness of time.AfterFunc, the scheduler and the scheduler with
 // WithPreciseTiming on the two loads of the root package's
 // BenchmarkPreciseLateness, with the CPU each used, written to

@@ -3,8 +3,6 @@ package cluster
 import (
 	"context"
 	"errors"
-	"strconv"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -52,15 +50,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	if len(f) == 0 {
 		return Info{}, false, nil
 	}
-	due, _ := parseMicros(f["due"])
-	info.ID = id
-	info.Kind = f["kind"]
-	info.Payload = []byte(f["payload"])
-	info.Due = time.UnixMicro(due)
-	info.Attempt, _ = strconv.Atoi(f["attempt"])
-	info.Lost, _ = strconv.Atoi(f["lost"])
-	info.MaxRetries, _ = strconv.Atoi(f["max"])
-	info.LastError = f["err"]
+	info = infoFromHash(id, f)
 	info.State = Pending
 	if leased.Err() == nil {
 		info.State = Running
