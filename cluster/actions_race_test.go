@@ -12,44 +12,54 @@ import (
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 )
 
-// TestRescheduleRacingAClaimEitherMovesTheTaskOrIsRefused reschedules tasks
-// an hour away while another node, on its own connection, claims them as
-// they fall due: a task the action moved never runs, and a task it refused
-// (claimed first) runs exactly once.
-func TestRescheduleRacingAClaimEitherMovesTheTaskOrIsRefused(t *testing.T) {
+// claimRace races an action against another node's claims: 40 tasks of kind
+// "k", due one every 10 ms from the start, stored through ops (a node that
+// is not started) while a started worker claims them as they fall due. Each
+// run is counted.
+type claimRace struct {
+	ops    *cluster.Node
+	worker *cluster.Node
+	ids    []string
+	start  time.Time
+	ran    chan struct{} // one value per run
+
+	mu   sync.Mutex // guards runs
+	runs map[string]int
+}
+
+func newClaimRace(t *testing.T, idPrefix string) *claimRace {
+	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
-	ctx := context.Background()
-	// runs counts each task's runs; guarded by mu.
-	var mu sync.Mutex
-	runs := map[string]int{}
-	ran := make(chan struct{}, 100)
+	r := &claimRace{ran: make(chan struct{}, 100), runs: map[string]int{}}
 	record := func(_ context.Context, task cluster.Task) error {
-		mu.Lock()
-		runs[task.ID]++
-		mu.Unlock()
-		ran <- struct{}{}
+		r.mu.Lock()
+		r.runs[task.ID]++
+		r.mu.Unlock()
+		r.ran <- struct{}{}
 		return nil
 	}
-	worker := newNode(t, srv, map[string]cluster.Handler{"k": record})
-	start(t, worker)
-	ops := newNode(t, srv, map[string]cluster.Handler{"k": record})
-
-	now := time.Now()
-	var ids []string
+	r.worker = newNode(t, srv, map[string]cluster.Handler{"k": record})
+	start(t, r.worker)
+	r.ops = newNode(t, srv, map[string]cluster.Handler{"k": record})
+	r.start = time.Now()
 	for i := range 40 {
-		id, err := ops.Schedule(ctx, "k", nil, now.Add(time.Duration(i)*10*time.Millisecond), cluster.WithID(fmt.Sprintf("r%02d", i)))
+		id, err := r.ops.Schedule(context.Background(), "k", nil, r.start.Add(time.Duration(i)*10*time.Millisecond),
+			cluster.WithID(fmt.Sprintf("%s%02d", idPrefix, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
+		r.ids = append(r.ids, id)
 	}
-	later := now.Add(time.Hour)
-	moved := map[string]bool{}
-	refused := 0
-	// The tasks fall due one every 10 ms, so the later ones are moved
-	// while the worker claims them.
-	for _, id := range ids {
-		err := ops.Reschedule(ctx, id, later)
+	return r
+}
+
+// act applies action to every task, reporting the IDs it moved and how many
+// it refused because the claim came first; any other error fails the test.
+func (r *claimRace) act(t *testing.T, action func(id string) error) (moved map[string]bool, refused int) {
+	t.Helper()
+	moved = map[string]bool{}
+	for _, id := range r.ids {
+		err := action(id)
 		switch {
 		case err == nil:
 			moved[id] = true
@@ -59,24 +69,60 @@ func TestRescheduleRacingAClaimEitherMovesTheTaskOrIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return moved, refused
+}
+
+// TestRescheduleRacingAClaimEitherMovesTheTaskOrIsRefused reschedules tasks
+// an hour away while another node, on its own connection, claims them as
+// they fall due: a task the action moved never runs, and a task it refused
+// (claimed first) runs exactly once.
+func TestRescheduleRacingAClaimEitherMovesTheTaskOrIsRefused(t *testing.T) {
+	r := newClaimRace(t, "r")
+	ctx := context.Background()
+	later := r.start.Add(time.Hour)
+	// The tasks fall due one every 10 ms, so the later ones are moved
+	// while the worker claims them.
+	moved, refused := r.act(t, func(id string) error { return r.ops.Reschedule(ctx, id, later) })
 	for range refused {
-		recv(t, ran, 10*time.Second, "a run of a task the action refused")
+		recv(t, r.ran, 10*time.Second, "a run of a task the action refused")
 	}
-	worker.StopNow()
-	mu.Lock()
-	defer mu.Unlock()
-	for _, id := range ids {
+	r.worker.StopNow()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.ids {
 		if moved[id] {
-			if runs[id] != 0 {
-				t.Errorf("task %s moved an hour away, yet ran %d times", id, runs[id])
+			if r.runs[id] != 0 {
+				t.Errorf("task %s moved an hour away, yet ran %d times", id, r.runs[id])
 			}
-			info, ok, err := ops.Get(ctx, id)
+			info, ok, err := r.ops.Get(ctx, id)
 			if err != nil || !ok || info.State != cluster.Pending || !info.Due.Equal(later.Truncate(time.Microsecond)) {
 				t.Errorf("moved task %s: %+v %v %v", id, info, ok, err)
 			}
-		} else if runs[id] != 1 {
-			t.Errorf("task %s refused, ran %d times, want 1", id, runs[id])
+		} else if r.runs[id] != 1 {
+			t.Errorf("task %s refused, ran %d times, want 1", id, r.runs[id])
 		}
 	}
 	t.Logf("%d moved, %d refused as claimed first", len(moved), refused)
+}
+
+// TestRunNowRacingAClaimRunsEachTaskExactlyOnce brings tasks forward while
+// another node claims them as they fall due: whether the action moved the
+// task or was refused because the claim came first, each task runs exactly
+// once and none is lost.
+func TestRunNowRacingAClaimRunsEachTaskExactlyOnce(t *testing.T) {
+	r := newClaimRace(t, "n")
+	ctx := context.Background()
+	moved, refused := r.act(t, func(id string) error { return r.ops.RunNow(ctx, id) })
+	for range r.ids {
+		recv(t, r.ran, 10*time.Second, "a run of a task brought forward or claimed first")
+	}
+	r.worker.StopNow()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.ids {
+		if r.runs[id] != 1 {
+			t.Errorf("task %s ran %d times, want 1", id, r.runs[id])
+		}
+	}
+	t.Logf("%d brought forward, %d refused as claimed first", len(moved), refused)
 }
