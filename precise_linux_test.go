@@ -28,8 +28,8 @@ const (
 )
 
 // TestPreciseNewDueHeadNotHeldUp: while one worker is in the fine wait for
-// a task due in preciseFar, a task submitted to run now is taken by the
-// other worker at once, not after the fine wait.
+// a task due in preciseFar, a task submitted to run now runs at once, not
+// after the fine wait.
 func TestPreciseNewDueHeadNotHeldUp(t *testing.T) {
 	fineWaits := make(chan struct{}, 1)
 	s := preciseNew(t, 2, preciseLongMargin, fineWaits)
@@ -40,9 +40,9 @@ func TestPreciseNewDueHeadNotHeldUp(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, now.Wait(testCtx(t)))
 	require.False(t, far.IsDone(), "the far task ran before the one submitted after it")
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	require.NotNil(t, s.q.fine, "the fine wait for the far task ended before the new task ran")
+	// Which worker ran the new task is not fixed: the other worker, or the
+	// fine waiter itself if it woke between two sleeps first (a loaded
+	// machine makes either happen), so the test does not look at q.fine.
 }
 
 // TestPreciseNewEarlierHeadNotHeldUp: with a pool of one, the only worker
