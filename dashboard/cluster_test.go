@@ -156,7 +156,7 @@ func TestClusterTaskPageShowsTheTaskAndItsLastError(t *testing.T) {
 	}
 	mustContain(t, body,
 		`<td id="state">dead</td>`, `<td id="kind">resize</td>`,
-		fmt.Sprintf(`<td id="attempt">%d of at most %d retries</td>`, info.Attempt, info.MaxRetries),
+		fmt.Sprintf(`<td id="attempt">%d (retry limit %d)</td>`, info.Attempt, info.MaxRetries),
 		`<pre class="error" id="last-error">decoder failed</pre>`,
 		`<pre id="stack">goroutine 7 [running]:`+"\n"+`main.resize()</pre>`,
 		// JSON is indented, and escaped like every value.
