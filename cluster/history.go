@@ -21,28 +21,6 @@ const MaxHistory = 10
 // record keeps (Info.LastError keeps the whole text of the last one).
 const maxHistoryError = 2048
 
-// Outcome is how a run ended.
-type Outcome string
-
-const (
-	// Succeeded: the handler returned nil.
-	Succeeded Outcome = "succeeded"
-	// Failed: the handler returned an error or panicked.
-	Failed Outcome = "failed"
-	// TimedOut: the handler passed its time limit (WithTaskTimeout).
-	TimedOut Outcome = "timed out"
-	// Lost: the run's lease expired (its node died, stalled or lost
-	// Redis) and the reaper took the task back.
-	Lost Outcome = "lost"
-	// Released: the node handed the task back unrun or interrupted
-	// (Node.Stop), without counting an attempt.
-	Released Outcome = "released"
-	// Canceled: Node.Cancel removed the task. Kept only with
-	// WithKeepDone; a task canceled while pending gets a record with no
-	// node and Start equal to End.
-	Canceled Outcome = "canceled"
-)
-
 // RunRecord is one run of a task, as the store recorded it. Times come
 // from Redis's clock.
 type RunRecord struct {
@@ -52,7 +30,13 @@ type RunRecord struct {
 	// Start is when the node claimed the task; End when the run's outcome
 	// was recorded.
 	Start, End time.Time
-	// Outcome says how the run ended.
+	// Outcome says how the run ended: OutcomeSucceeded, OutcomeFailed,
+	// OutcomeTimedOut, OutcomeLost (its lease expired: its node died,
+	// stalled or lost Redis, and the reaper took the task back),
+	// OutcomeHandedBack (Node.Stop gave it back unrun or interrupted), or
+	// OutcomeCanceled (Node.Cancel removed it; kept only with
+	// WithKeepDone, and a task canceled while pending gets a record with
+	// no node and Start equal to End).
 	Outcome Outcome
 	// Error is the text of a failed, timed-out or lost run's error (at
 	// most 2 KiB of it), or "".

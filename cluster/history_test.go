@@ -36,7 +36,7 @@ func outcomes(h []cluster.RunRecord) []cluster.Outcome {
 func checkRecords(t *testing.T, h []cluster.RunRecord) {
 	t.Helper()
 	for i, r := range h {
-		if r.Node == "" && r.Outcome != cluster.Canceled {
+		if r.Node == "" && r.Outcome != cluster.OutcomeCanceled {
 			t.Errorf("record %d has no node: %+v", i, r)
 		}
 		if r.End.Before(r.Start) || time.Since(r.Start) > time.Minute || time.Since(r.End) > time.Minute {
@@ -67,7 +67,7 @@ func TestHistoryRecordsAFailedRunThenTheRetryThatSucceeded(t *testing.T) {
 	})
 
 	info := get(t, w, id)
-	assert.Equal(t, []cluster.Outcome{cluster.Failed, cluster.Succeeded}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeFailed, cluster.OutcomeSucceeded}, outcomes(info.History))
 	checkRecords(t, info.History)
 	assert.Equal(t, "boom", info.History[0].Error)
 	assert.Equal(t, "", info.History[1].Error)
@@ -97,7 +97,7 @@ func TestHistoryOfADeadTaskHoldsEveryFailedRun(t *testing.T) {
 		return err == nil && ok && info.State == cluster.Dead
 	})
 	info := get(t, w, id)
-	assert.Equal(t, []cluster.Outcome{cluster.Failed, cluster.Failed, cluster.Failed}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeFailed, cluster.OutcomeFailed, cluster.OutcomeFailed}, outcomes(info.History))
 	checkRecords(t, info.History)
 	for _, r := range info.History {
 		assert.Equal(t, "always", r.Error)
@@ -128,7 +128,7 @@ func TestAPendingTaskAfterAFailureIsRetryingAndARunningOneNamesItsOwner(t *testi
 	info := get(t, w, failing)
 	assert.Equal(t, cluster.Pending, info.State)
 	assert.True(t, info.Retrying, "pending after a failed run")
-	assert.Equal(t, cluster.Failed, info.History[0].Outcome)
+	assert.Equal(t, cluster.OutcomeFailed, info.History[0].Outcome)
 	assert.Empty(t, info.Owner)
 
 	held, err := w.Schedule(ctx, "hold", nil, time.Now())
@@ -164,7 +164,7 @@ func TestHistoryRecordsALeaseLostWithItsNodeAndTheRunThatFollowed(t *testing.T) 
 		return err == nil && ok && info.State == cluster.Done
 	})
 	info := get(t, b, id)
-	assert.Equal(t, []cluster.Outcome{cluster.Lost, cluster.Succeeded}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeLost, cluster.OutcomeSucceeded}, outcomes(info.History))
 	checkRecords(t, info.History)
 	assert.Equal(t, a.Name(), info.History[0].Node)
 	assert.Contains(t, info.History[0].Error, "lease expired")
@@ -187,7 +187,7 @@ func TestHistoryRecordsATimeoutAndAHandBack(t *testing.T) {
 		return err == nil && ok && len(info.History) == 1
 	})
 	info := get(t, a, id)
-	assert.Equal(t, cluster.TimedOut, info.History[0].Outcome)
+	assert.Equal(t, cluster.OutcomeTimedOut, info.History[0].Outcome)
 	assert.Contains(t, info.History[0].Error, "time limit")
 
 	// Run it again at once on another node, and stop that node before the
@@ -202,7 +202,7 @@ func TestHistoryRecordsATimeoutAndAHandBack(t *testing.T) {
 	assert.ErrorIs(t, b.Stop(stopCtx), context.Canceled)
 	info = get(t, b, id)
 	assert.Equal(t, cluster.Pending, info.State)
-	assert.Equal(t, []cluster.Outcome{cluster.TimedOut, cluster.Released}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeTimedOut, cluster.OutcomeHandedBack}, outcomes(info.History))
 	assert.Equal(t, []string{a.Name(), b.Name()}, []string{info.History[0].Node, info.History[1].Node})
 	checkRecords(t, info.History)
 	assert.True(t, info.Retrying, "pending after a timed-out run")
@@ -229,11 +229,11 @@ func TestCancelWithKeepDoneKeepsACanceledRecord(t *testing.T) {
 
 	info := get(t, w, running)
 	assert.Equal(t, cluster.Done, info.State)
-	assert.Equal(t, []cluster.Outcome{cluster.Canceled}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeCanceled}, outcomes(info.History))
 	assert.Equal(t, w.Name(), info.History[0].Node)
 	info = get(t, w, waiting)
 	assert.Equal(t, cluster.Done, info.State)
-	assert.Equal(t, []cluster.Outcome{cluster.Canceled}, outcomes(info.History))
+	assert.Equal(t, []cluster.Outcome{cluster.OutcomeCanceled}, outcomes(info.History))
 	assert.Equal(t, "", info.History[0].Node)
 	checkRecords(t, info.History)
 

@@ -13,20 +13,23 @@ import (
 // claim's token), so a run that lost its lease cannot complete or retry a
 // task another node now holds (fencing).
 
-// complete records a successful run.
-func (n *Node) complete(id, token string, expires time.Time) {
-	n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
+// complete records a successful run and returns the script's answer ("" if
+// nothing could be written).
+func (n *Node) complete(id, token string, expires time.Time) string {
+	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
 		return n.st.complete(ctx, id, token, n.cfg.retention, n.cfg.keepDone)
 	})
+	return res
 }
 
 // fail records a failed run: a retry after the backoff, or dead past the
-// task's retry limit.
-func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) {
+// task's retry limit. It returns the script's answer ("" if nothing could
+// be written).
+func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) string {
 	backoff := n.cfg.backoff(c.attempt + 1)
-	outcome := Failed
+	outcome := OutcomeFailed
 	if errors.Is(runErr, ErrTaskTimeout) {
-		outcome = TimedOut
+		outcome = OutcomeTimedOut
 	}
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
 		return n.st.fail(ctx, id, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome)
@@ -35,6 +38,7 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
 			"attempts", c.attempt+1, "err", runErr)
 	}
+	return res
 }
 
 // release hands a claimed task back to pending without counting an
@@ -133,7 +137,7 @@ if redis.call('HGET', KEYS[3], 'owner') ~= ARGV[2] then return 'lost' end
 local f = redis.call('HMGET', KEYS[3], 'next', 'kind')
 local t = now()
 index_rem(p, 'running', f[2], ARGV[1])
-add_run(KEYS[3], 'released', t, '')
+add_run(KEYS[3], 'handed_back', t, '')
 redis.call('HDEL', KEYS[3], 'owner', 'next', 'start')
 make_pending(p, ARGV[3], f[2], f[1] or t, ARGV[1])
 return 'released'

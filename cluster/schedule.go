@@ -68,8 +68,12 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	if !fixed {
 		id = randomID()
 	}
+	meta, err := n.metadataOf(ctx, what, kind)
+	if err != nil {
+		return "", err
+	}
 	dueUS := due.UnixMicro()
-	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed)
+	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
 	if err != nil {
 		return "", failed(what, err)
 	}
@@ -77,6 +81,9 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	case "conflict":
 		return "", failed(what+" as "+strconv.Quote(id), &conflictError{})
 	case "created", "exists":
+		if res == "created" {
+			n.observeScheduled(ctx, kind)
+		}
 		n.offer(id, kind, dueUS)
 	}
 	return id, nil
@@ -95,12 +102,13 @@ func (*conflictError) Unwrap() []error {
 // kind. A done record (WithKeepDone) whose done marker is gone does not
 // hold its ID: it is replaced.
 // KEYS: pending, task, done. ARGV: id, kind, payload, due, max retries,
-// fixed ("1" when the caller chose the ID), channel, prefix.
+// fixed ("1" when the caller chose the ID), channel, the observer's
+// metadata ("" for none; not part of the checksum), prefix.
 // Returns "created", "exists" (the same task is stored), "done" (the same
 // task already ran, or was canceled if it is a periodic occurrence) or
 // "conflict" (the ID holds a different task).
 var scheduleScript = redis.NewScript(luaPublish + luaIndex + `
-local p = ARGV[8]
+local p = ARGV[9]
 local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
 local d = redis.call('GET', KEYS[3])
 if d then
@@ -118,16 +126,17 @@ if f[1] then
 end
 redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
   'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'meta', ARGV[8]) end
 redis.call('SADD', p .. ':kinds', ARGV[2])
 make_pending(p, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
 return 'created'
 `)
 
-func (s store) schedule(ctx context.Context, id, kind string, payload []byte, due int64, maxRetries int, fixed bool) (string, error) {
+func (s store) schedule(ctx context.Context, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
 	f := "0"
 	if fixed {
 		f = "1"
 	}
 	return scheduleScript.Run(ctx, s.rdb, []string{s.pending(), s.task(id), s.done(id)},
-		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), s.prefix).Text()
+		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), meta, s.prefix).Text()
 }
