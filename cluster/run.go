@@ -50,6 +50,7 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if limit == 0 {
 		limit = n.cfg.taskTimeout
 	}
+	started := n.now()
 	var watchdog *time.Timer
 	abandoned := make(chan struct{})
 	if limit > 0 {
@@ -61,6 +62,7 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 			n.cfg.logger.Warn("cluster: run: handler still running past its time limit and grace; its attempt is recorded as failed",
 				"id", id, "kind", c.kind, "limit", limit)
 			n.fail(id, token, c, timeout, n.forget(id, r))
+			n.notePeriodicRun(c, started, outcomeTimedOut, timeout)
 		})
 	}
 
@@ -78,22 +80,37 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if ctx.Err() == nil {
 		cause = nil
 	}
+	var outcome string
 	switch {
 	case errors.Is(cause, errLeaseLost):
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
 		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
+		outcome = outcomeLost
 	case runErr == nil:
 		n.complete(id, token, expires)
+		outcome = outcomeCompleted
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
+		outcome = outcomeLeft
 	case errors.Is(cause, errHandBack):
 		n.release(id, token, expires)
+		outcome = outcomeHandedBack
 	case errors.Is(cause, ErrTaskTimeout):
 		n.fail(id, token, c, cause, expires)
+		outcome, runErr = outcomeTimedOut, cause
 	default:
 		n.fail(id, token, c, runErr, expires)
+		outcome = outcomeFailed
 	}
+	n.notePeriodicRun(c, started, outcome, runErr)
+}
+
+// now is the node's clock corrected by its offset from Redis's.
+func (n *Node) now() time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nowLocked()
 }
 
 // forget stops renewing r's lease and returns its expiry as last known.
