@@ -48,6 +48,7 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
+	observer    Observer
 }
 
 // handleConfig holds the settings of one kind.

@@ -48,26 +48,24 @@ type PeriodicRun struct {
 	// outcome was recorded, by the running node's clock corrected by its
 	// offset from Redis's.
 	Started, Ended time.Time
-	// Outcome is "completed", "failed" (an error or a panic; retried
-	// with backoff or dead past the retries), "timed out" (past its
-	// time limit), "lost" (its lease was lost or the occurrence was
-	// canceled while it ran), "handed back" (Node.Stop handed it back to
-	// pending) or "left to lease" (Node.StopNow: another node runs it
-	// once the lease expires).
-	Outcome string
+	// Outcome is how the run ended, as Observer.Ended reports it:
+	// OutcomeSucceeded, OutcomeFailed, OutcomeTimedOut, OutcomeLost
+	// (its lease was lost, its outcome could not be written, or StopNow
+	// left it to its lease), OutcomeCanceled or OutcomeHandedBack.
+	Outcome Outcome
 	// Error is the handler's error, or "" for a completed run.
 	Error string
 }
 
-// Outcomes of a periodic run, as PeriodicRun.Outcome holds them.
-const (
-	outcomeCompleted  = "completed"
-	outcomeFailed     = "failed"
-	outcomeTimedOut   = "timed out"
-	outcomeLost       = "lost"
-	outcomeHandedBack = "handed back"
-	outcomeLeft       = "left to lease"
-)
+// recordedOutcome is the outcome of a run whose outcome out was written
+// with the script's answer res: "lost" (the node no longer held the task)
+// or "" (nothing could be written) loses the run.
+func recordedOutcome(out Outcome, res string) Outcome {
+	if res == "lost" || res == "" {
+		return OutcomeLost
+	}
+	return out
+}
 
 func (s store) periodicPrefix() string { return s.prefix + ":periodic:" }
 func (s store) periodicIndex() string  { return s.prefix + ":periodic" }
@@ -134,7 +132,7 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 				Due:     micros(f["last_due"]),
 				Started: micros(f["last_started"]),
 				Ended:   micros(f["last_ended"]),
-				Outcome: f["last_outcome"],
+				Outcome: Outcome(f["last_outcome"]),
 				Error:   f["last_error"],
 			}
 		}
@@ -146,7 +144,7 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 
 // notePeriodicRun records a run of the occurrence id of a periodic task in
 // the registry; a failure to write is logged, and the run is not affected.
-func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome string, runErr error) {
+func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome, runErr error) {
 	name, ok := strings.CutPrefix(c.kind, "@")
 	if !ok {
 		return

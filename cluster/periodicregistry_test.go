@@ -74,7 +74,7 @@ func TestPeriodicTasksListsDeclarationsWithTheirNodesAndLastRun(t *testing.T) {
 		return p.LastRun != nil && !p.LastRun.Due.Before(got.Due)
 	})
 	last := periodicTasks(t, producer)[2].LastRun
-	assert.Equal(t, "completed", last.Outcome)
+	assert.Equal(t, cluster.OutcomeSucceeded, last.Outcome)
 	assert.Empty(t, last.Error)
 	assert.Contains(t, both, last.Node)
 	assert.False(t, last.Ended.Before(last.Started), "ended %v before started %v", last.Ended, last.Started)
@@ -86,7 +86,7 @@ func TestPeriodicTasksListsDeclarationsWithTheirNodesAndLastRun(t *testing.T) {
 		return p.LastRun != nil && !p.LastRun.Due.Before(bad.Due)
 	})
 	last = periodicTasks(t, producer)[0].LastRun
-	assert.Equal(t, "failed", last.Outcome)
+	assert.Equal(t, cluster.OutcomeFailed, last.Outcome)
 	assert.Equal(t, "no luck", last.Error)
 	assert.Equal(t, nodes[0].ID(), last.Node)
 

@@ -47,11 +47,11 @@ type Member struct {
 	// Concurrency is the node's number of workers (WithConcurrency).
 	Concurrency int
 	// Running counts the tasks the node held a claim on at its last
-	// renewal; Loaded the tasks of its window (due within WithWindow,
+	// renewal; Windowed the tasks of its window (due within WithWindow,
 	// waiting in memory), Waiting those of them already due and
 	// waiting for a free worker or for their kind's limit
 	// (WithKindConcurrency).
-	Running, Loaded, Waiting int
+	Running, Windowed, Waiting int
 	// Kinds are the kinds the node handles, sorted; a periodic task
 	// declared with Node.Periodic appears as "@" + its name.
 	Kinds []string
@@ -121,7 +121,7 @@ func (n *Node) recordLocked() []any {
 		"started", strconv.FormatInt(n.started.UnixMicro(), 10),
 		"concurrency", strconv.Itoa(n.cfg.concurrency),
 		"running", strconv.Itoa(len(n.running)),
-		"loaded", strconv.Itoa(len(n.loaded)),
+		"windowed", strconv.Itoa(len(n.loaded)),
 		"waiting", strconv.Itoa(waiting),
 		// Kinds hold no white space (validKind).
 		"kinds", strings.Join(kinds, " "),
@@ -162,7 +162,7 @@ func memberFromHash(id string, f map[string]string) Member {
 		Expires:     micros(f["expires"]),
 		Concurrency: atoi(f["concurrency"]),
 		Running:     atoi(f["running"]),
-		Loaded:      atoi(f["loaded"]),
+		Windowed:    atoi(f["windowed"]),
 		Waiting:     atoi(f["waiting"]),
 		Kinds:       strings.Fields(f["kinds"]),
 		Stopping:    f["stopping"] == "1",
