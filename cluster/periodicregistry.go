@@ -168,7 +168,7 @@ func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome
 	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease/4)
 	defer cancel()
 	err := periodicRunScript.Run(ctx, n.st.rdb, []string{n.st.periodicPrefix() + name},
-		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), outcome, msg,
+		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), string(outcome), msg,
 		microsText(p.next(ended))).Err()
 	if err != nil {
 		n.cfg.logger.Warn("cluster: periodic: recording a run failed", "name", name, "err", err)
