@@ -120,7 +120,7 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 	}
 	out := make([]PeriodicInfo, 0, len(recs))
 	for name, f := range recs {
-		p := PeriodicInfo{Name: name, Trigger: f["trigger"], Next: micros(f["next"]), Nodes: []string{}}
+		p := PeriodicInfo{Name: name, Trigger: f["trigger"], Next: timeField(f["next"]), Nodes: []string{}}
 		for _, m := range members {
 			if slices.Contains(m.Kinds, periodicKind(name)) {
 				p.Nodes = append(p.Nodes, m.ID)
@@ -129,9 +129,9 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 		if f["last_node"] != "" {
 			p.LastRun = &PeriodicRun{
 				Node:    f["last_node"],
-				Due:     micros(f["last_due"]),
-				Started: micros(f["last_started"]),
-				Ended:   micros(f["last_ended"]),
+				Due:     timeField(f["last_due"]),
+				Started: timeField(f["last_started"]),
+				Ended:   timeField(f["last_ended"]),
 				Outcome: Outcome(f["last_outcome"]),
 				Error:   f["last_error"],
 			}

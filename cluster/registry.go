@@ -157,9 +157,9 @@ func memberFromHash(id string, f map[string]string) Member {
 		Host:        f["host"],
 		PID:         atoi(f["pid"]),
 		Version:     f["version"],
-		Started:     micros(f["started"]),
-		Heartbeat:   micros(f["heartbeat"]),
-		Expires:     micros(f["expires"]),
+		Started:     timeField(f["started"]),
+		Heartbeat:   timeField(f["heartbeat"]),
+		Expires:     timeField(f["expires"]),
 		Concurrency: atoi(f["concurrency"]),
 		Running:     atoi(f["running"]),
 		Windowed:    atoi(f["windowed"]),
@@ -176,9 +176,9 @@ func atoi(s string) int {
 	return v
 }
 
-// micros reads a time the store wrote (µs since the epoch); the zero Time
+// timeField reads a time the store wrote (µs since the epoch); the zero Time
 // for a field that is missing or does not parse.
-func micros(s string) time.Time {
+func timeField(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
