@@ -167,10 +167,14 @@ func (q *delayQueue) fineWaitLocked(w *worker) {
 		until := now + d
 		q.sleeper.until = until
 		q.mu.Unlock()
-		// Let the other goroutines of this P run first: a short sleep
-		// holds the P (fineSleep), and a long one holds it until the
-		// runtime notices (see WithPreciseTiming on GOMAXPROCS=1).
-		runtime.Gosched()
+		if runtime.GOMAXPROCS(0) == 1 {
+			// Let the other goroutines run first: a short sleep holds
+			// the only P (fineSleep), and a long one holds it until the
+			// runtime notices (see WithPreciseTiming). With more Ps,
+			// an idle one takes them, and yielding would wake a thread
+			// to look for work, a context switch per sleep.
+			runtime.Gosched()
+		}
 		elapsed := false
 		if left := until - q.now(); left > 0 {
 			elapsed = fineSleep(&q.sleeper.word, word, time.Duration(left))
