@@ -49,6 +49,7 @@ type config struct {
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
 	observer    Observer
+	keepDone    keepDone
 }
 
 // handleConfig holds the settings of one kind.
@@ -132,7 +133,7 @@ func (c *config) validate() error {
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
 	}
-	return nil
+	return c.keepDone.validate()
 }
 
 // WithPrefix sets the prefix of every Redis key (default "{scheduler}").
