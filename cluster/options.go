@@ -48,6 +48,8 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
+	observer    Observer
+	keepDone    keepDone
 }
 
 // handleConfig holds the settings of one kind.
@@ -131,7 +133,7 @@ func (c *config) validate() error {
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
 	}
-	return nil
+	return c.keepDone.validate()
 }
 
 // DefaultPrefix is the prefix of every Redis key of a node made without
