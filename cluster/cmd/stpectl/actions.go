@@ -69,7 +69,7 @@ func retryCommand() *command {
 }
 
 func deleteCommand() *command {
-	return simpleAction("delete", "remove a dead task's record", "deleted",
+	return simpleAction("delete", "remove a dead task or a done record", "deleted",
 		(*cluster.Node).Delete)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestRunMakesAPendingTaskDueFirstAndKeepsItsDueTime(t *testing.T) {
 	if r.stdout != "later: due now\n" {
 		t.Fatalf("stdout %q", r.stdout)
 	}
-	page, err := f.node.List(context.Background(), cluster.Pending, "", 10)
+	page, err := f.node.List(context.Background(), cluster.ListQuery{State: cluster.Pending, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,14 +178,25 @@ func TestCountsCountsEachState(t *testing.T) {
 	for _, id := range []string{"a", "b", "c"} {
 		f.schedule("mail", id, nil, time.Now().Add(time.Hour))
 	}
-	var doc countsJSON
+	f.schedule("sms", "s", nil, time.Now().Add(time.Hour))
+	if err := f.node.Pause(context.Background(), "fax"); err != nil {
+		t.Fatal(err)
+	}
+	var doc countsDocJSON
 	f.ctlJSON(0, &doc, "counts")
-	if doc != (countsJSON{Pending: 3, Dead: 1}) {
-		t.Fatalf("counts -json: %+v", doc)
+	want := countsDocJSON{countsJSON: countsJSON{Pending: 4, Dead: 1}, Kinds: []kindCountsJSON{
+		{Kind: "fax", Paused: true},
+		{Kind: "mail", countsJSON: countsJSON{Pending: 3, Dead: 1}},
+		{Kind: "sms", countsJSON: countsJSON{Pending: 1}},
+	}}
+	if !reflect.DeepEqual(doc, want) {
+		t.Fatalf("counts -json: %+v, want %+v", doc, want)
 	}
 	r := f.ctl("counts")
 	wantOK(t, r)
-	if r.stdout != "pending  3\nrunning  0\ndead     1\n" {
-		t.Fatalf("counts: %q", r.stdout)
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[1], "fax") || !strings.Contains(lines[1], "paused") ||
+		strings.Join(strings.Fields(lines[2]), " ") != "mail 3 0 1 0" || strings.Join(strings.Fields(lines[4]), " ") != "(all) 4 0 1 0" {
+		t.Fatalf("counts:\n%s", r.stdout)
 	}
 }

@@ -41,6 +41,7 @@ func commands() []*command {
 	return []*command{
 		listCommand(), showCommand(), countsCommand(),
 		runCommand(), retryCommand(), rescheduleCommand(), cancelCommand(), deleteCommand(), purgeCommand(),
+		pauseCommand(), resumeCommand(),
 		healthCommand(),
 	}
 }

@@ -36,7 +36,7 @@ func TestRedisAddressComesFromFlagThenSTPE_REDIS_URLThenREDIS_URL(t *testing.T) 
 			t.Fatalf("%s: exit %d, want %d\n%s%s", tc.name, r.code, tc.code, r.stdout, r.stderr)
 		}
 		if tc.code == 0 {
-			var c countsJSON
+			var c countsDocJSON
 			decodeOne(t, r.stdout, &c)
 			if c.Pending != 1 {
 				t.Fatalf("%s: %+v", tc.name, c)
@@ -103,7 +103,7 @@ func TestHealthReportsRedisAndTheCounts(t *testing.T) {
 	}
 	r := f.ctl("health")
 	wantOK(t, r)
-	if !strings.HasPrefix(r.stdout, "ok: redis "+doc.RedisVersion+" at "+f.srv.Addr) || !strings.Contains(r.stdout, "tasks: 1 pending, 0 running, 0 dead") {
+	if !strings.HasPrefix(r.stdout, "ok: redis "+doc.RedisVersion+" at "+f.srv.Addr) || !strings.Contains(r.stdout, "tasks: 1 pending, 0 running, 0 dead, 0 done") {
 		t.Fatalf("health:\n%s", r.stdout)
 	}
 }

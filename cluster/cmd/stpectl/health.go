@@ -52,7 +52,7 @@ func healthCommand() *command {
 				}
 				fmt.Fprintf(s.stdout, "ok: redis %s at %s answered in %v\n", doc.RedisVersion, doc.Redis,
 					time.Duration(doc.RoundTripMicros)*time.Microsecond)
-				fmt.Fprintf(s.stdout, "tasks: %d pending, %d running, %d dead\n", doc.Counts.Pending, doc.Counts.Running, doc.Counts.Dead)
+				fmt.Fprintf(s.stdout, "tasks: %d pending, %d running, %d dead, %d done\n", doc.Counts.Pending, doc.Counts.Running, doc.Counts.Dead, doc.Counts.Done)
 				return nil
 			}
 		},
@@ -79,6 +79,6 @@ func checkHealth(ctx context.Context, s *session, doc *healthJSON) error {
 	if err != nil {
 		return err
 	}
-	doc.Counts = countsJSON{Pending: c.Pending, Running: c.Running, Dead: c.Dead}
+	doc.Counts = newCountsJSON(c)
 	return nil
 }

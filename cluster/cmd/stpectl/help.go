@@ -46,6 +46,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if !globalFlags[f.Name] {
 			own.Var(f.Value, f.Name, f.Usage)
+			own.Lookup(f.Name).DefValue = f.DefValue // not the value parsed
 		}
 	})
 	n := 0

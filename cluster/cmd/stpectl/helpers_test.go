@@ -139,13 +139,14 @@ func (f *fixture) get(id string) (cluster.Info, bool) {
 }
 
 // worker starts a node on the fixture's prefix that handles kind with h,
-// with short test times and no logging; it is stopped when the test ends.
-func (f *fixture) worker(kind string, h cluster.Handler) *cluster.Node {
+// with short test times, no logging and opts; it is stopped when the test
+// ends.
+func (f *fixture) worker(kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
 	f.t.Helper()
 	rdb := f.srv.Client()
 	f.t.Cleanup(func() { _ = rdb.Close() })
-	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix), cluster.WithLease(2*time.Second),
-		cluster.WithWindow(5*time.Second), cluster.WithSweepInterval(time.Second), cluster.WithLogger(slog.New(slog.DiscardHandler)))
+	n, err := cluster.New(rdb, append([]cluster.Option{cluster.WithPrefix(f.prefix), cluster.WithLease(2 * time.Second),
+		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second), cluster.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	if err != nil {
 		f.t.Fatal(err)
 	}

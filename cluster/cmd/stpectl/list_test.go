@@ -98,7 +98,8 @@ func TestListRefusesAMalformedCursorOrOneOfAnotherState(t *testing.T) {
 		t.Fatal("no next cursor")
 	}
 	wantExit(t, f.ctl("list", "-cursor", "!!not-a-cursor"), 2, "malformed cursor", "Usage: stpectl list")
-	wantExit(t, f.ctl("list", "-state", "dead", "-cursor", page.Next), 2, "malformed cursor", "it lists pending")
+	wantExit(t, f.ctl("list", "-state", "dead", "-cursor", page.Next), 2, "malformed cursor", `it lists state "pending"`)
+	wantExit(t, f.ctl("list", "-state", "dead", "-cursor", page.Next), 2, "Usage: stpectl list", `(default "pending")`)
 	var doc errorJSON
 	f.ctlJSON(2, &doc, "list", "-cursor", "xyz")
 	if doc.Reason != "usage" || !strings.Contains(doc.Error, "malformed cursor") {

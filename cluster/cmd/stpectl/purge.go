@@ -9,13 +9,14 @@ import (
 	"github.com/go-stpe/scheduler/cluster"
 )
 
-// stpectl purge: remove the dead tasks that died before a time (asynq task
-// deleteall archived, River's job cleaner), a batch per script.
+// stpectl purge: remove the dead tasks that died, or the done records of
+// the tasks that ended, before a time (asynq task deleteall archived or
+// completed, River's job cleaner), a batch per script.
 
 // purgeJSON is purge's document.
 type purgeJSON struct {
 	State string `json:"state"`
-	// Before is the cut: tasks that died before it were removed.
+	// Before is the cut: tasks that died (or ended) before it were removed.
 	Before time.Time `json:"before"`
 	// Removed is how many were removed.
 	Removed int `json:"removed"`
@@ -24,15 +25,20 @@ type purgeJSON struct {
 func purgeCommand() *command {
 	return &command{
 		name:     "purge",
-		synopsis: "[-state dead] -before TIME | -older DURATION",
-		summary:  "remove the dead tasks that died before TIME, or more than DURATION ago",
+		synopsis: "[-state dead|done] -before TIME | -older DURATION",
+		summary:  "remove the dead tasks (or done records) from before TIME, or older than DURATION",
 		define: func(fs *flag.FlagSet) runFunc {
-			state := fs.String("state", string(cluster.Dead), "`state` to purge: dead")
+			state := fs.String("state", string(cluster.Dead), "`state` to purge: dead, or done (the records kept by WithKeepDone)")
 			before := fs.String("before", "", "remove those that died before this `time`: RFC 3339 or a duration from now (-24h)")
 			older := fs.String("older", "", "remove those that died more than this `duration` ago (72h, 7d)")
 			return func(ctx context.Context, s *session, _ []string) error {
-				if *state != string(cluster.Dead) {
-					return usagef("purge: -state %q: want dead", *state)
+				purge := s.node.Purge
+				switch cluster.State(*state) {
+				case cluster.Dead:
+				case cluster.Done:
+					purge = s.node.PurgeDone
+				default:
+					return usagef("purge: -state %q: want dead or done", *state)
 				}
 				now := time.Now()
 				var cut time.Time
@@ -52,14 +58,14 @@ func purgeCommand() *command {
 					}
 					cut = now.Add(-d)
 				}
-				n, err := s.node.Purge(ctx, cut)
+				n, err := purge(ctx, cut)
 				if err != nil {
 					return err
 				}
 				if s.json {
 					writeJSON(s.stdout, purgeJSON{State: *state, Before: cut.UTC().Truncate(time.Microsecond), Removed: n})
 				} else {
-					fmt.Fprintf(s.stdout, "purged %d dead task(s) that died before %s\n", n, formatTime(cut, now))
+					fmt.Fprintf(s.stdout, "purged %d %s task(s) from before %s\n", n, *state, formatTime(cut, now))
 				}
 				return nil
 			}

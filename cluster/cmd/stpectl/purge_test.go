@@ -19,7 +19,7 @@ func TestPurgeRemovesTheDeadOlderThanTheCut(t *testing.T) {
 	}
 	r := f.ctl("purge", "-before", "2000-01-01T00:00:00Z")
 	wantOK(t, r)
-	if !strings.HasPrefix(r.stdout, "purged 0 dead task(s) that died before ") {
+	if !strings.HasPrefix(r.stdout, "purged 0 dead task(s) from before ") {
 		t.Fatalf("stdout %q", r.stdout)
 	}
 	f.ctlJSON(0, &doc, "purge", "-state", "dead", "-before", "+1m")

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
@@ -13,13 +15,14 @@ import (
 
 // stpectl show ID: one stored task in full (asynq task inspect, River's
 // JobGet): its payload shown safely, its counts of failed and lost runs,
-// its last error with the stack of a panic.
+// the node running it, its last error with the stack of a panic, and its
+// last runs.
 
 func showCommand() *command {
 	return &command{
 		name:     "show",
 		synopsis: "[-full] ID",
-		summary:  "show a task: payload, attempts, last error with its stack",
+		summary:  "show a task: payload, attempts, lease owner, last error with its stack, run history",
 		args:     []string{"ID"},
 		define: func(fs *flag.FlagSet) runFunc {
 			full := fs.Bool("full", false, "the whole payload (else cut at "+strconv.Itoa(payloadLimit)+" bytes)")
@@ -50,8 +53,21 @@ func printTask(s *session, info cluster.Info, limit int) {
 	w := s.stdout
 	fmt.Fprintf(w, "ID:          %s\n", cell(info.ID))
 	fmt.Fprintf(w, "Kind:        %s\n", cell(info.Kind))
-	fmt.Fprintf(w, "State:       %s\n", info.State)
+	state := string(info.State)
+	if info.Retrying {
+		state += " (retrying: it failed or was lost before)"
+	}
+	if info.Paused {
+		state += " (its kind is paused)"
+	}
+	fmt.Fprintf(w, "State:       %s\n", state)
 	fmt.Fprintf(w, "Due:         %s\n", formatTime(info.Due, now))
+	if info.Owner != "" {
+		fmt.Fprintf(w, "Owner:       %s, claimed %s\n", cell(info.Owner), formatTime(info.Started, now))
+	}
+	if !info.Finished.IsZero() {
+		fmt.Fprintf(w, "Finished:    %s\n", formatTime(info.Finished, now))
+	}
 	fmt.Fprintf(w, "Attempts:    %d failed of %d retries allowed, %d lost to faults\n", info.Attempt, info.MaxRetries, info.Lost)
 	v := viewPayload(info.Payload, limit)
 	how := "text"
@@ -74,10 +90,31 @@ func printTask(s *session, info cluster.Info, limit int) {
 			indent(w, strconv.Quote(info.LastError))
 		}
 	}
+	printHistory(w, info.History, now)
+}
+
+// printHistory writes a task's last runs as an indented table.
+func printHistory(w io.Writer, runs []cluster.RunRecord, now time.Time) {
+	if len(runs) == 0 {
+		fmt.Fprintln(w, "History:     -")
+		return
+	}
+	fmt.Fprintf(w, "History:     last %d run(s), oldest first\n", len(runs))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "    START\tTOOK\tNODE\tOUTCOME\tERROR")
+	for _, r := range runs {
+		node := "-"
+		if r.Node != "" {
+			node = cell(r.Node)
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\n", formatTime(r.Start, now), r.End.Sub(r.Start).Round(time.Millisecond),
+			node, r.Outcome, firstLine(r.Error, 60))
+	}
+	_ = tw.Flush()
 }
 
 // indent writes each line of text indented by four spaces.
-func indent(w interface{ Write([]byte) (int, error) }, text string) {
+func indent(w io.Writer, text string) {
 	text = strings.TrimRight(text, "\n")
 	if text == "" {
 		return
