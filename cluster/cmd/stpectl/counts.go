@@ -57,16 +57,16 @@ func countsCommand() *command {
 					writeJSON(s.stdout, doc)
 					return nil
 				}
-				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-				fmt.Fprintln(tw, "KIND\tPENDING\tRUNNING\tDEAD\tDONE\t\t")
+				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "KIND\tPENDING\tRUNNING\tDEAD\tDONE\t")
 				for _, k := range kinds {
 					paused := ""
 					if k.Paused {
 						paused = "paused"
 					}
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", cell(k.Kind), k.Pending, k.Running, k.Dead, k.Done, paused)
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", cell(k.Kind), k.Pending, k.Running, k.Dead, k.Done, paused)
 				}
-				fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\t\n", total.Pending, total.Running, total.Dead, total.Done)
+				fmt.Fprintf(tw, "(all)\t%d\t%d\t%d\t%d\t\n", total.Pending, total.Running, total.Dead, total.Done)
 				return tw.Flush()
 			}
 		},
