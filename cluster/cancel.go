@@ -36,8 +36,13 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	if id == "" {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
-	res, err := n.st.cancel(ctx, id, n.cfg.retention)
+	var res Cancellation
+	err := n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.cancel(ctx, rdb, id, n.cfg.retention)
+		return err
+	})
 	if err != nil {
+		n.followFailover(err)
 		return Cancellation{}, failed("cancel "+id, err)
 	}
 	n.unload(id)
@@ -64,8 +69,8 @@ end
 return {n, leased}
 `)
 
-func (s store) cancel(ctx context.Context, id string, retention time.Duration) (Cancellation, error) {
-	v, err := cancelScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
+func (s store) cancel(ctx context.Context, rdb redis.Scripter, id string, retention time.Duration) (Cancellation, error) {
+	v, err := cancelScript.Run(ctx, rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
 		id, retention.Milliseconds(), s.channel()).Int64Slice()
 	if err != nil {
 		return Cancellation{}, err

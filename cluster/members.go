@@ -28,6 +28,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	sent := n.cfg.clock.Now()
 	ms, redisNow, err := n.st.members(ctx, n.name, n.cfg.lease)
 	if err != nil {
+		n.followFailover(err)
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: membership: renewal failed", "err", err)
 		}
