@@ -30,10 +30,11 @@ type claimResult struct {
 	outcome  claimOutcome
 	kind     string
 	payload  []byte
-	due      int64 // µs: the task's due time (claimWon), or when it is pending for
-	redisNow int64 // µs: Redis's clock at the claim (claimEarly)
-	attempt  int   // failed runs so far
-	lost     int   // runs lost to faults so far
+	due      int64  // µs: the task's due time (claimWon), or when it is pending for
+	redisNow int64  // µs: Redis's clock at the claim (claimEarly)
+	attempt  int    // failed runs so far
+	lost     int    // runs lost to faults so far
+	meta     string // the observer's metadata stored with the task (claimWon)
 }
 
 // claimScript moves a due task from pending to leased, for one owner, and
@@ -44,20 +45,20 @@ type claimResult struct {
 // Returns {0} if the task is not pending (claimed elsewhere, canceled or
 // done), {2, score, kind} if it is pending for a later time than expected,
 // {3, score, kind, now} if it is not due yet by Redis's clock, or
-// {1, kind, payload, due, attempt, lost} once claimed.
+// {1, kind, payload, due, attempt, lost, metadata} once claimed.
 var claimScript = redis.NewScript(luaNow + luaPublish + `
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not s then return {0} end
 if tonumber(s) > tonumber(ARGV[2]) then return {2, s, redis.call('HGET', KEYS[3], 'kind') or ''} end
 local t = now()
 if tonumber(s) > tonumber(t) then return {3, s, redis.call('HGET', KEYS[3], 'kind') or '', t} end
-local f = redis.call('HMGET', KEYS[3], 'kind', 'payload', 'due', 'attempt', 'lost')
+local f = redis.call('HMGET', KEYS[3], 'kind', 'payload', 'due', 'attempt', 'lost', 'meta')
 redis.call('ZREM', KEYS[1], ARGV[1])
 if not f[1] then return {0} end
 redis.call('ZADD', KEYS[2], string.format('%.0f', tonumber(t) + tonumber(ARGV[3])), ARGV[1])
 redis.call('HSET', KEYS[3], 'owner', ARGV[4], 'next', s)
 publish_claimed(ARGV[5], ARGV[1])
-return {1, f[1], f[2], f[3], f[4], f[5] or '0'}
+return {1, f[1], f[2], f[3], f[4], f[5] or '0', f[6] or ''}
 `)
 
 func (s store) claim(ctx context.Context, id string, due int64, lease time.Duration, token string) (claimResult, error) {
@@ -76,7 +77,7 @@ func (s store) claim(ctx context.Context, id string, due int64, lease time.Durat
 	code, _ := vals[0].(int64)
 	switch code {
 	case 1:
-		r := claimResult{outcome: claimWon, kind: str(1), payload: []byte(str(2))}
+		r := claimResult{outcome: claimWon, kind: str(1), payload: []byte(str(2)), meta: str(6)}
 		if r.due, err = parseMicros(str(3)); err != nil {
 			return claimResult{}, err
 		}

@@ -108,7 +108,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	}
 	n := &Node{
 		cfg:      cfg,
-		st:       store{rdb: rdb, prefix: cfg.prefix},
+		st:       store{rdb: observeRedis(rdb, cfg.observer.RedisCall), prefix: cfg.prefix},
 		name:     randomID()[:12],
 		sched:    sched,
 		handlers: make(map[string]kindHandler),

@@ -48,6 +48,7 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
+	observer    Observer
 	// replicaAcks replicas must acknowledge a Schedule or Cancel within
 	// replicaTimeout (WithReplicaAcks); 0 waits for none.
 	replicaAcks    int

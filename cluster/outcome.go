@@ -13,16 +13,19 @@ import (
 // claim's token), so a run that lost its lease cannot complete or retry a
 // task another node now holds (fencing).
 
-// complete records a successful run.
-func (n *Node) complete(id, token string, expires time.Time) {
-	n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
+// complete records a successful run and returns the script's answer ("" if
+// nothing could be written).
+func (n *Node) complete(id, token string, expires time.Time) string {
+	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
 		return n.st.complete(ctx, id, token, n.cfg.retention)
 	})
+	return res
 }
 
 // fail records a failed run: a retry after the backoff, or dead past the
-// task's retry limit.
-func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) {
+// task's retry limit. It returns the script's answer ("" if nothing could
+// be written).
+func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) string {
 	backoff := n.cfg.backoff(c.attempt + 1)
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
 		return n.st.fail(ctx, id, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry))
@@ -31,6 +34,7 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
 			"attempts", c.attempt+1, "err", runErr)
 	}
+	return res
 }
 
 // release hands a claimed task back to pending without counting an

@@ -45,6 +45,8 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	r := &run{token: token, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
+	task := Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost}
+	obs := n.observeRun(ctx, task, c.meta) // obs.ctx is the handler's ctx
 
 	limit := h.timeout
 	if limit == 0 {
@@ -60,12 +62,11 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 			defer close(abandoned)
 			n.cfg.logger.Warn("cluster: run: handler still running past its time limit and grace; its attempt is recorded as failed",
 				"id", id, "kind", c.kind, "limit", limit)
-			n.fail(id, token, c, timeout, n.forget(id, r))
+			obs.recorded(n, OutcomeTimedOut, n.fail(id, token, c, timeout, n.forget(id, r)), timeout)
 		})
 	}
 
-	runErr := callHandler(ctx, h.fn, Task{ID: id, Kind: c.kind, Payload: c.payload,
-		Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost})
+	runErr := callHandler(obs.ctx, h.fn, task)
 
 	if watchdog != nil && !watchdog.Stop() {
 		// The watchdog recorded the run as failed; this late result
@@ -83,16 +84,19 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
 		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
+		obs.ended(n, lostOutcome(cause), runErr)
 	case runErr == nil:
-		n.complete(id, token, expires)
+		obs.recorded(n, OutcomeSucceeded, n.complete(id, token, expires), nil)
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
+		obs.ended(n, OutcomeLost, runErr)
 	case errors.Is(cause, errHandBack):
 		n.release(id, token, expires)
+		obs.ended(n, OutcomeHandedBack, runErr)
 	case errors.Is(cause, ErrTaskTimeout):
-		n.fail(id, token, c, cause, expires)
+		obs.recorded(n, OutcomeTimedOut, n.fail(id, token, c, cause, expires), cause)
 	default:
-		n.fail(id, token, c, runErr, expires)
+		obs.recorded(n, OutcomeFailed, n.fail(id, token, c, runErr, expires), runErr)
 	}
 }
 
@@ -113,7 +117,7 @@ func (n *Node) cancelRun(id string) {
 	r := n.running[id]
 	n.mu.Unlock()
 	if r != nil {
-		r.cancel(errLeaseLost)
+		r.cancel(errTaskCanceled)
 	}
 }
 

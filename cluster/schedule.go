@@ -68,10 +68,14 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	if !fixed {
 		id = randomID()
 	}
+	meta, err := n.metadataOf(ctx, what, kind)
+	if err != nil {
+		return "", err
+	}
 	dueUS := due.UnixMicro()
 	var res string
-	err := n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
-		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed)
+	err = n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
 		return err
 	})
 	if err != nil {
@@ -82,6 +86,9 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	case "conflict":
 		return "", failed(what+" as "+strconv.Quote(id), &conflictError{})
 	case "created", "exists":
+		if res == "created" {
+			n.observeScheduled(ctx, kind)
+		}
 		n.offer(id, kind, dueUS)
 	}
 	return id, nil
@@ -98,7 +105,8 @@ func (*conflictError) Unwrap() []error {
 
 // scheduleScript stores a task unless its ID is taken.
 // KEYS: pending, task, done. ARGV: id, kind, payload, due, max retries,
-// fixed ("1" when the caller chose the ID), channel.
+// fixed ("1" when the caller chose the ID), channel, the observer's
+// metadata ("" for none; not part of the checksum).
 // Returns "created", "exists" (the same task is stored), "done" (the same
 // task already ran, or was canceled if it is a periodic occurrence) or
 // "conflict" (the ID holds a different task).
@@ -116,16 +124,17 @@ if s then
 end
 redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
   'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'meta', ARGV[8]) end
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 publish_pending(ARGV[7], ARGV[4], ARGV[2], ARGV[1])
 return 'created'
 `)
 
-func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string, payload []byte, due int64, maxRetries int, fixed bool) (string, error) {
+func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
 	f := "0"
 	if fixed {
 		f = "1"
 	}
 	return scheduleScript.Run(ctx, rdb, []string{s.pending(), s.task(id), s.done(id)},
-		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel()).Text()
+		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), meta).Text()
 }

@@ -151,6 +151,7 @@ func (n *Node) fire(id string, e *entry) {
 		// again when Redis's clock gets there.
 		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond)
 	case res.outcome == claimWon:
+		n.observeClaim(res.kind, e.due)
 		n.run(id, token, sent, res)
 	}
 }
