@@ -78,8 +78,9 @@ type Observer struct {
 	// RedisCall is called after each call of one of the node's Lua
 	// scripts (every change of state, the sweep's load, the renewals,
 	// the reaper, the membership, the listing's pages), with the script's
-	// name and how long the call took. Other commands (the pipelines of
-	// Get and Counts, Health's PING, the subscription) are not reported.
+	// name and how long the call took. Other commands (the pipeline that
+	// reads a listed page's tasks, PausedKinds, Health's PING, the
+	// subscription) are not reported.
 	// go-redis's own instrumentation (redisotel) reports every command,
 	// by command name.
 	RedisCall func(c RedisCall)
@@ -301,6 +302,11 @@ var scriptNames = map[string]string{
 	deleteScript.Hash():   "delete",
 	purgeScript.Hash():    "purge",
 	pageScript.Hash():     "page",
+	getScript.Hash():      "get",
+	countsScript.Hash():   "counts",
+	trimScript.Hash():     "trim",
+	pauseScript.Hash():    "pause",
+	resumeScript.Hash():   "resume",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the

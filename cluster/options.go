@@ -49,6 +49,7 @@ type config struct {
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
 	observer    Observer
+	keepDone    keepDone
 	// replicaAcks replicas must acknowledge a Schedule or Cancel within
 	// replicaTimeout (WithReplicaAcks); 0 waits for none.
 	replicaAcks    int
@@ -136,7 +137,7 @@ func (c *config) validate() error {
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
 	}
-	return nil
+	return c.keepDone.validate()
 }
 
 // WithPrefix sets the prefix of every Redis key (default "{scheduler}").

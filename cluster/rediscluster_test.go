@@ -231,7 +231,7 @@ func TestNodeOnRedisClusterRunsEveryFeature(t *testing.T) {
 		cursor := ""
 		for pages := 0; ; pages++ {
 			require.Less(t, pages, 10, "the listing does not end")
-			page, err := n.List(ctx, cluster.Pending, cursor, 10)
+			page, err := n.List(ctx, cluster.ListQuery{State: cluster.Pending, Kind: "k", Cursor: cursor, Limit: 10})
 			require.NoError(t, err)
 			for _, info := range page.Tasks {
 				assert.False(t, seen[info.ID], "%s listed twice", info.ID)
@@ -244,7 +244,7 @@ func TestNodeOnRedisClusterRunsEveryFeature(t *testing.T) {
 		}
 		assert.Equal(t, want, seen)
 		for _, state := range []cluster.State{cluster.Running, cluster.Dead} {
-			page, err := n.List(ctx, state, "", 10)
+			page, err := n.List(ctx, cluster.ListQuery{State: state, Limit: 10})
 			require.NoError(t, err)
 			assert.Empty(t, page.Tasks, "%s tasks", state)
 		}

@@ -93,7 +93,7 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 
 	// The pending tasks, in List's order.
 	visit("pending", chromedp.Click(chromedp.CSS(`a[href="tasks?state=pending"]`)), chromedp.WaitVisible(chromedp.CSS("#tasks")))
-	list, err := node.List(context.Background(), cluster.Pending, "", 50)
+	list, err := node.List(context.Background(), cluster.ListQuery{State: cluster.Pending, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
 		h.clusterError(w, r, err)
 		return
 	}
-	dead, err := h.cfg.node.List(ctx, cluster.Dead, "", recentFailures)
+	dead, err := h.cfg.node.List(ctx, cluster.ListQuery{State: cluster.Dead, Limit: recentFailures})
 	if err != nil {
 		h.clusterError(w, r, err)
 		return
@@ -98,7 +98,7 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := clusterContext(r)
 	defer cancel()
-	page, err := h.cfg.node.List(ctx, state, q.Get("cursor"), limit)
+	page, err := h.cfg.node.List(ctx, cluster.ListQuery{State: state, Cursor: q.Get("cursor"), Limit: limit})
 	if err != nil {
 		h.clusterError(w, r, err)
 		return

@@ -99,7 +99,7 @@ func TestClusterTasksPagesFollowTheCursorThroughEveryTask(t *testing.T) {
 	for i := range 7 {
 		scheduleAt(t, node, "report", "", base.Add(time.Duration(i)*time.Minute))
 	}
-	want, err := node.List(context.Background(), cluster.Pending, "", cluster.MaxPage)
+	want, err := node.List(context.Background(), cluster.ListQuery{State: cluster.Pending, Limit: cluster.MaxPage})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestClusterActionsChangeTheStore(t *testing.T) {
 	if code, body := postAction(t, srv, token, "run-now", url.Values{"id": {toRunNow}}); code != http.StatusSeeOther || !strings.Contains(body, "task "+toRunNow+" runs now") {
 		t.Errorf("run now: %d %q", code, body)
 	}
-	page, err := node.List(context.Background(), cluster.Pending, "", 2)
+	page, err := node.List(context.Background(), cluster.ListQuery{State: cluster.Pending, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
