@@ -257,9 +257,12 @@ func TestReplicaAcksRefuseAScheduleNoReplicaHolds(t *testing.T) {
 	c := redistest.StartCluster(t, redistest.ClusterOptions{})
 	ctx := context.Background()
 	const p = "{acks}"
-	n := newClusterNode(t, c, p, nil, cluster.WithReplicaAcks(1, 300*time.Millisecond))
+	// A generous time limit where the replica is up (a loaded machine
+	// may be slow to acknowledge), a short one where it is gone.
+	n := newClusterNode(t, c, p, nil, cluster.WithReplicaAcks(1, 10*time.Second))
 	id, err := n.Schedule(ctx, "k", nil, time.Now().Add(time.Hour))
 	require.NoError(t, err, "a replica is up: the schedule is acknowledged")
+	short := newClusterNode(t, c, p, nil, cluster.WithReplicaAcks(1, 300*time.Millisecond))
 
 	// Without the master's replica, WAIT finds nobody to acknowledge.
 	master, err := c.MasterFor(ctx, p)
@@ -276,9 +279,9 @@ func TestReplicaAcksRefuseAScheduleNoReplicaHolds(t *testing.T) {
 			s.Kill()
 		}
 	}
-	_, err = n.Schedule(ctx, "k", nil, time.Now().Add(time.Hour))
+	_, err = short.Schedule(ctx, "k", nil, time.Now().Add(time.Hour))
 	require.ErrorIs(t, err, cluster.ErrNotReplicated)
-	_, err = n.Cancel(ctx, id)
+	_, err = short.Cancel(ctx, id)
 	require.ErrorIs(t, err, cluster.ErrNotReplicated)
 }
 
