@@ -55,8 +55,16 @@
 //   - prefix:dead, a sorted set of dead IDs scored by time of death;
 //   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
-//   - prefix:nodes, a sorted set of the live nodes scored by membership
-//     expiry;
+//   - prefix:nodes, a sorted set of the live nodes that claim, scored by
+//     membership expiry;
+//   - prefix:member:<id>, a hash per started node (host, pid, version,
+//     start, heartbeat, counts, kinds, stopping), expiring a lease after
+//     its last renewal, indexed by the sorted set prefix:members
+//     (Node.Members);
+//   - prefix:periodic:<name>, a hash per declared periodic task (trigger,
+//     next time, last run), expiring a lease after its last declaring
+//     node's renewal, indexed by the sorted set prefix:periodic
+//     (Node.PeriodicTasks);
 //   - prefix:events, a pub/sub channel.
 //
 // Every change of state is a Lua script, kept beside the Go function that
