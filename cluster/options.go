@@ -50,6 +50,10 @@ type config struct {
 	strictKinds bool // Schedule refuses a kind this node does not handle
 	observer    Observer
 	keepDone    keepDone
+	// replicaAcks replicas must acknowledge a Schedule or Cancel within
+	// replicaTimeout (WithReplicaAcks); 0 waits for none.
+	replicaAcks    int
+	replicaTimeout time.Duration
 }
 
 // handleConfig holds the settings of one kind.
