@@ -38,6 +38,9 @@ type delayQueue struct {
 	// fine is the worker in the fine wait for the head, or nil (precise.go).
 	// It is not the leader: beside it, one worker may lead.
 	fine *worker
+	// sleeper is the fine waiter's sleep: its deadline, its futex word
+	// (precise.go).
+	sleeper fineSleeper
 	// margin is how long before the head is due the fine wait begins:
 	// preciseMargin, set by init; tests lengthen it.
 	margin int64

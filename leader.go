@@ -71,8 +71,6 @@ func (q *delayQueue) takeLocked(w *worker) *futureTask {
 		q.fineWaitLocked(w)
 	case q.leader != nil:
 		q.followLocked()
-	case q.fine != nil && d <= q.margin:
-		q.followLocked() // the fine waiter re-reads the head at every step
 	default:
 		q.leadLocked(w, when, now)
 	}
@@ -93,8 +91,12 @@ func (q *delayQueue) followLocked() {
 // the caller's next take finishes it in the fine wait (precise.go).
 func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	q.leader = w
-	if q.precise && when-now > q.margin && q.preciseLocked() {
-		when -= q.margin
+	if q.precise && q.preciseLocked() {
+		if when-now > q.margin {
+			when -= q.margin
+		} else if q.fine != nil {
+			when += int64(preciseWatchdog)
+		}
 	}
 	if !q.armLocked(w, when, now) {
 		q.leader = nil
@@ -172,6 +174,11 @@ func (q *delayQueue) armLocked(w *worker, when, now int64) bool {
 
 // newHeadLocked wakes one waiter to wait for a new, earlier head.
 func (q *delayQueue) newHeadLocked() {
+	if h := q.heap.peek(); h != nil && q.sleeper.until != 0 && h.when-q.sleeper.until < 0 {
+		// The fine waiter sleeps past the new head: it takes it.
+		q.wakeFineLocked()
+		return
+	}
 	if l := q.leader; l != nil {
 		q.leader = nil
 		select {
@@ -195,6 +202,7 @@ func (q *delayQueue) handOffLocked() {
 // them: shutdown, a smaller pool (JDK interruptIdleWorkers).
 func (q *delayQueue) wakeAllLocked() {
 	q.followers.Broadcast()
+	q.wakeFineLocked()
 	if q.leader != nil {
 		q.newHeadLocked()
 	}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,18 +38,25 @@ const (
 	// without precise timing, less the margin. It is kept short because a
 	// fine waiter holds an OS thread and wakes once per step.
 	preciseMargin = 1500 * time.Microsecond
-	// preciseStep is the longest single high-resolution sleep: how long a
-	// new head due within the margin may wait for the fine waiter to
-	// notice it. Between steps the fine waiter yields its P to other
-	// goroutines (see WithPreciseTiming on GOMAXPROCS=1).
-	preciseStep = 200 * time.Microsecond
-	// preciseMinSleep is the shortest high-resolution sleep. A head due
-	// sooner than that is served late by up to preciseMinSleep (plus the
-	// kernel's wake-up latency), so that due times closer together than
-	// that share one wake-up: with the 1 ns timer slack every sleep would
-	// otherwise end on its own, and at dense loads (1,000 tasks every
-	// 10 ms, 10 µs apart) the wake-ups, not the tasks, would cost the CPU.
-	preciseMinSleep = 40 * time.Microsecond
+	// preciseGap is the shortest time between two wake-ups of the fine
+	// waiter: a head due sooner than that after the last wake-up waits
+	// for the next one, so that due times closer together than that share
+	// one wake-up. It bounds the wake-ups at 1/preciseGap per second
+	// whatever the task rate, at a cost of up to preciseGap of lateness
+	// for tasks due that close to the previous ones.
+	preciseGap = 40 * time.Microsecond
+	// preciseSpin is the longest wait the fine waiter spins instead of
+	// sleeping: shorter than a sleep's own wake-up latency on a VM, and
+	// cheaper in CPU than the wake-up.
+	preciseSpin = 3 * time.Microsecond
+	// preciseWatchdog is how long after the head is due the leader's
+	// timer fires while a fine waiter waits for that head. The fine waiter
+	// takes the head first; the leader is there for when the worker that
+	// was the fine waiter runs a long task, and then takes the tasks that
+	// come due meanwhile about preciseWatchdog (plus the runtime timer's
+	// lateness) late. Waking it later than the head saves a wake-up per
+	// millisecond or so on dense loads.
+	preciseWatchdog = preciseMargin
 )
 
 // WithPreciseTiming makes the scheduler start tasks within tens of
@@ -93,6 +101,21 @@ func WithPreciseTiming(on bool) Option {
 	return optionFunc(func(c *config) { c.preciseTiming = on })
 }
 
+// fineSleeper is the state of the fine wait's sleep, kept in the delay
+// queue: when the sleeper wakes, the futex word that wakes it early, and
+// when it last woke.
+type fineSleeper struct {
+	// word is the futex word the fine waiter sleeps on: wakeFineLocked
+	// changes it, then wakes the sleeper (fineWake).
+	word atomic.Uint32
+	// until is the instant the fine waiter's sleep ends, or 0 while it is
+	// not asleep; q.mu.
+	until int64
+	// woke is the instant the last fine sleep ended; q.mu. The next one
+	// ends preciseGap after it at the earliest.
+	woke int64
+}
+
 // preciseLocked reports whether timed waits end with a fine wait: the
 // option is on, the clock is the system clock, the OS has a
 // high-resolution sleep, and no fine wait has found the clock standing
@@ -101,11 +124,18 @@ func (q *delayQueue) preciseLocked() bool {
 	return q.precise && q.systemClock && preciseSupported && !q.preciseOff
 }
 
-// fineWaitLocked is the fine wait: w sleeps in steps of at most
-// preciseStep until the head is due, re-reading the head after every step,
-// and returns when the head is due, gone, or no longer within the margin,
-// or when precise timing turned itself off. The caller re-takes. w is not
-// counted as parked: it is about to run the head.
+// fineWaitLocked is the fine wait: w waits until the head is due, in one
+// high-resolution sleep per head (fineSleep), or by spinning when it is
+// due within preciseSpin, and returns when the head is due, gone, or no
+// longer within the margin, when it was woken (wakeFineLocked), or when
+// precise timing turned itself off. The caller re-takes. w is not counted
+// as parked: it is about to run the head.
+//
+// The sleep ends at the head's time, but no sooner than preciseGap after
+// the last one ended: due times closer together than that share one
+// wake-up, and the worker then takes every task that is due, one after
+// the other, without waking another worker for each (the leader waits for
+// the head's own time meanwhile, so handOffLocked has nobody to signal).
 func (q *delayQueue) fineWaitLocked(w *worker) {
 	q.fine = w
 	if q.onFineWait != nil {
@@ -121,24 +151,80 @@ func (q *delayQueue) fineWaitLocked(w *worker) {
 		if d <= 0 || d > q.margin {
 			break
 		}
+		if gap := q.sleeper.woke + int64(preciseGap) - now; gap > d {
+			d = gap
+		}
+		if d <= int64(preciseSpin) {
+			q.mu.Unlock()
+			moved := spinUntil(q.now, now+d)
+			q.mu.Lock()
+			if !moved {
+				q.preciseOff = true
+			}
+			continue
+		}
+		word := q.sleeper.word.Load()
+		until := now + d
+		q.sleeper.until = until
 		q.mu.Unlock()
-		if d > int64(preciseStep) {
-			// Not the last step: let other goroutines on this P run
-			// first (GOMAXPROCS=1 programs, see WithPreciseTiming).
+		if runtime.GOMAXPROCS(0) == 1 {
+			// Let the other goroutines run first: a short sleep holds
+			// the only P (fineSleep), and a long one holds it until the
+			// runtime notices (see WithPreciseTiming). With more Ps,
+			// an idle one takes them, and yielding would wake a thread
+			// to look for work, a context switch per sleep.
 			runtime.Gosched()
-			d = int64(preciseStep)
 		}
-		if d < int64(preciseMinSleep) {
-			d = int64(preciseMinSleep)
+		elapsed := false
+		if left := until - q.now(); left > 0 {
+			elapsed = fineSleep(&q.sleeper.word, word, time.Duration(left))
 		}
-		slept := highResSleep(time.Duration(d))
 		q.mu.Lock()
+		woken := q.sleeper.until == 0
+		q.sleeper.until = 0
+		q.sleeper.woke = q.now()
 		// Outside a synctest bubble the monotonic clock always moves
 		// across a sleep that completed; inside one it stands still
 		// while any goroutine of the bubble runs.
-		if slept && q.now() == now {
+		if elapsed && q.sleeper.woke == now {
 			q.preciseOff = true
+		}
+		if woken {
+			break
 		}
 	}
 	q.fine = nil
+}
+
+// spinUntil reads now until it reaches until, and reports true; or false if
+// now stood still for spinStuck readings in a row, which the monotonic
+// clock never does but a synctest bubble's does.
+func spinUntil(now func() int64, until int64) bool {
+	last, same := now(), 0
+	for last-until < 0 {
+		t := now()
+		if t != last {
+			last, same = t, 0
+		} else if same++; same == spinStuck {
+			return false
+		}
+	}
+	return true
+}
+
+// spinStuck is how many equal clock readings in a row make spinUntil give
+// up: far more than a real clock's resolution allows.
+const spinStuck = 1000
+
+// wakeFineLocked ends the fine waiter's sleep, if it sleeps, and reports
+// whether it did. The fine waiter then re-takes: it finds a new head that
+// is due sooner, or finds that it must exit.
+func (q *delayQueue) wakeFineLocked() bool {
+	if q.sleeper.until == 0 {
+		return false
+	}
+	q.sleeper.until = 0
+	q.sleeper.word.Add(1)
+	fineWake(&q.sleeper.word)
+	return true
 }

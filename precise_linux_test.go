@@ -11,6 +11,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -116,6 +117,52 @@ func TestHighResSleepPutsTheTimerSlackBack(t *testing.T) {
 	}
 	before := slack()
 	require.Greater(t, before, uintptr(fineTimerSlack), "a thread starts with the default slack")
-	require.True(t, highResSleep(time.Microsecond))
+	require.True(t, fineSleep(new(atomic.Uint32), 0, time.Microsecond))
 	require.Equal(t, before, slack())
+}
+
+// TestPreciseShutdownWakesFineWaiter: the fine waiter sleeps until its
+// head in one sleep, here an hour; ShutdownNow wakes it, so the scheduler
+// terminates at once rather than after the sleep.
+func TestPreciseShutdownWakesFineWaiter(t *testing.T) {
+	fineWaits := make(chan struct{}, 1)
+	s, err := New(1, WithPreciseTiming(true))
+	require.NoError(t, err)
+	s.q.margin = int64(2 * time.Hour)
+	s.q.onFineWait = func() {
+		select {
+		case fineWaits <- struct{}{}:
+		default:
+		}
+	}
+	_, err = s.Schedule(nop, time.Hour)
+	require.NoError(t, err)
+	preciseRecv(t, fineWaits)
+	s.ShutdownNow()
+	require.NoError(t, s.AwaitTermination(testCtx(t)), "the fine waiter slept on through the shutdown")
+}
+
+// TestPreciseSpinFallsBackInBubble: a head due within preciseSpin is
+// waited for by spinning on the clock; inside a synctest bubble the clock
+// does not move while the spinner runs, so the spin gives up, precise
+// timing turns itself off, and the task runs at its due time on the
+// bubble's clock.
+func TestPreciseSpinFallsBackInBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		s, err := New(1, WithPreciseTiming(true))
+		require.NoError(t, err)
+		ran := make(chan time.Duration, 1)
+		_, err = s.Schedule(func(context.Context) error {
+			ran <- time.Since(start)
+			return nil
+		}, preciseSpin/2)
+		require.NoError(t, err)
+		require.Equal(t, preciseSpin/2, <-ran)
+		s.q.mu.Lock()
+		require.True(t, s.q.preciseOff, "the spin did not notice the bubble")
+		s.q.mu.Unlock()
+		s.ShutdownNow()
+		require.NoError(t, s.AwaitTermination(context.Background()))
+	})
 }

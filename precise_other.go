@@ -2,11 +2,17 @@
 
 package scheduler
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // preciseSupported is false outside Linux: WithPreciseTiming falls back to
 // the plain timer there.
 const preciseSupported = false
 
-// highResSleep is never called where preciseSupported is false.
-func highResSleep(time.Duration) bool { return false }
+// fineSleep is never called where preciseSupported is false.
+func fineSleep(*atomic.Uint32, uint32, time.Duration) bool { return false }
+
+// fineWake is never called where preciseSupported is false.
+func fineWake(*atomic.Uint32) {}

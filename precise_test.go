@@ -199,6 +199,29 @@ func TestPreciseChurn(t *testing.T) {
 	}
 }
 
+// TestPreciseLongTaskDoesNotHoldUpOthers: the fine waiter runs the tasks
+// it waited for itself, without waking another worker for each; while it
+// runs one that blocks, a task that comes due meanwhile is run by the
+// other worker (the leader, whose timer waits for the head meanwhile).
+func TestPreciseLongTaskDoesNotHoldUpOthers(t *testing.T) {
+	s := preciseNew(t, 2, 0, nil)
+	release := make(chan struct{})
+	blocking, err := s.Schedule(func(ctx context.Context) error {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}, time.Millisecond)
+	require.NoError(t, err)
+	next, err := s.Schedule(nop, 2*time.Millisecond)
+	require.NoError(t, err)
+	require.NoError(t, next.Wait(testCtx(t)), "the second task waited for the first one to end")
+	require.False(t, blocking.IsDone())
+	close(release)
+	require.NoError(t, blocking.Wait(testCtx(t)))
+}
+
 // requireReceived fails the test unless ch holds a value.
 func requireReceived(t *testing.T, ch <-chan struct{}, msg string) {
 	t.Helper()

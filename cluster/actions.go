@@ -22,8 +22,9 @@ import (
 var ErrNotFound = errors.New("cluster: no such task")
 
 // ErrWrongState is wrapped by the error of an action the task's state
-// forbids: running now or rescheduling a task that is running or dead,
-// retrying or deleting a task that is not dead. asynq returns
+// forbids: running now or rescheduling a task that is not pending,
+// retrying a task that is not dead, deleting one that is neither dead nor
+// done. asynq returns
 // FailedPrecondition for these.
 var ErrWrongState = errors.New("cluster: task in a state that forbids the action")
 
@@ -50,30 +51,19 @@ func actionResult(what, id, res string) error {
 	}
 }
 
-// luaState defines state(): where task id is, "missing" if nowhere.
-// KEYS of the callers: pending, lease, dead, task.
-const luaState = `
-local function state(id)
-  if redis.call('EXISTS', KEYS[4]) == 0 then return 'missing' end
-  if redis.call('ZSCORE', KEYS[2], id) then return 'running' end
-  if redis.call('ZSCORE', KEYS[3], id) then return 'dead' end
-  if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
-  return 'missing'
-end
-`
-
-// moveScript sets when a pending task runs next. KEYS: pending, lease,
-// dead, task. ARGV: id, new time (µs, or "now" for Redis's clock), "1" to
-// set the task's due time too, channel. Returns "ok", "missing" or the
-// state that forbids the move.
-var moveScript = redis.NewScript(luaNow + luaPublish + luaState + `
-local st = state(ARGV[1])
+// moveScript sets when a pending task runs next; a task of a paused kind
+// keeps waiting, at its new time. KEYS: pending, lease, dead, task. ARGV:
+// id, new time (µs, or "now" for Redis's clock), "1" to set the task's due
+// time too, channel, prefix. Returns "ok", "missing" or the state that
+// forbids the move.
+var moveScript = redis.NewScript(luaNow + luaPublish + luaIndex + `
+local p = ARGV[5]
+local st, kind = task_state(p, KEYS[4], ARGV[1])
 if st ~= 'pending' then return st end
 local t = ARGV[2]
 if t == 'now' then t = now() end
-redis.call('ZADD', KEYS[1], 'XX', t, ARGV[1])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[4], 'due', t) end
-publish_pending(ARGV[4], t, redis.call('HGET', KEYS[4], 'kind'), ARGV[1])
+make_pending(p, ARGV[4], kind, t, ARGV[1])
 return 'ok'
 `)
 
@@ -106,7 +96,7 @@ func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error
 		set = "1"
 	}
 	res, err := moveScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id, at, set, n.st.channel()).Text()
+		id, at, set, n.st.channel(), n.st.prefix).Text()
 	if err != nil {
 		return failed(what+" "+id, err)
 	}
@@ -115,15 +105,14 @@ func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error
 
 // retryScript moves a dead task back to pending, due at once by Redis's
 // clock, with its counts of failed and lost runs reset. KEYS: pending,
-// lease, dead, task. ARGV: id, channel.
-var retryScript = redis.NewScript(luaNow + luaPublish + luaState + `
-local st = state(ARGV[1])
+// lease, dead, task. ARGV: id, channel, prefix.
+var retryScript = redis.NewScript(luaNow + luaPublish + luaIndex + `
+local p = ARGV[3]
+local st, kind = task_state(p, KEYS[4], ARGV[1])
 if st ~= 'dead' then return st end
-local t = now()
-redis.call('ZREM', KEYS[3], ARGV[1])
+index_rem(p, 'dead', kind, ARGV[1])
 redis.call('HSET', KEYS[4], 'attempt', '0', 'lost', '0')
-redis.call('ZADD', KEYS[1], t, ARGV[1])
-publish_pending(ARGV[2], t, redis.call('HGET', KEYS[4], 'kind'), ARGV[1])
+make_pending(p, ARGV[2], kind, now(), ARGV[1])
 return 'ok'
 `)
 
@@ -136,52 +125,50 @@ func (n *Node) Retry(ctx context.Context, id string) error {
 		return invalid("retry", "empty task ID")
 	}
 	res, err := retryScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id, n.st.channel()).Text()
+		id, n.st.channel(), n.st.prefix).Text()
 	if err != nil {
 		return failed("retry "+id, err)
 	}
 	return actionResult("retry", id, res)
 }
 
-// deleteScript removes a dead task. KEYS: pending, lease, dead, task.
-// ARGV: id.
-var deleteScript = redis.NewScript(luaState + `
-local st = state(ARGV[1])
-if st ~= 'dead' then return st end
-redis.call('ZREM', KEYS[3], ARGV[1])
+// deleteScript removes a dead task or a done record. KEYS: pending,
+// lease, dead, task. ARGV: id, prefix.
+var deleteScript = redis.NewScript(luaPublish + luaIndex + `
+local p = ARGV[2]
+local st, kind = task_state(p, KEYS[4], ARGV[1])
+if st ~= 'dead' and st ~= 'done' then return st end
+index_rem(p, st, kind, ARGV[1])
 redis.call('DEL', KEYS[4])
 return 'ok'
 `)
 
-// Delete removes the record of a dead task (asynq's Inspector.DeleteTask
-// on an archived task, River's JobDelete). A task that is pending or
-// running is refused with ErrWrongState (remove it with Cancel), an unknown
-// ID with ErrNotFound.
+// Delete removes the record of a dead task or a done record (asynq's
+// Inspector.DeleteTask on an archived or completed task, River's
+// JobDelete). A task that is pending or running is refused with
+// ErrWrongState (remove it with Cancel), an unknown ID with ErrNotFound.
 func (n *Node) Delete(ctx context.Context, id string) error {
 	if id == "" {
 		return invalid("delete", "empty task ID")
 	}
 	res, err := deleteScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id).Text()
+		id, n.st.prefix).Text()
 	if err != nil {
 		return failed("delete "+id, err)
 	}
 	return actionResult("delete", id, res)
 }
 
-// purgeBatch is how many dead tasks one purge script removes, so that no
-// script holds Redis for long.
+// purgeBatch is how many tasks one purge script removes, so that no script
+// holds Redis for long.
 const purgeBatch = 500
 
-// purgeScript removes up to a batch of the dead tasks that died before a
-// time. KEYS: dead. ARGV: time (µs, exclusive), batch, task key prefix.
-// Returns how many it removed.
-var purgeScript = redis.NewScript(`
+// purgeScript removes up to a batch of the tasks of a state (dead or done)
+// that entered it before a time. KEYS: the state's set. ARGV: time (µs,
+// exclusive), batch, prefix, state. Returns how many it removed.
+var purgeScript = redis.NewScript(luaPublish + luaIndex + luaTrim + `
 local ids = redis.call('ZRANGE', KEYS[1], '-inf', '(' .. ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('DEL', ARGV[3] .. id)
-end
+for _, id in ipairs(ids) do remove_task(ARGV[3], ARGV[4], id) end
 return #ids
 `)
 
@@ -190,16 +177,29 @@ return #ids
 // Inspector.DeleteAllArchivedTasks, bounded by time as River's job
 // cleaner). A zero before is an error wrapping scheduler.ErrInvalidArgument.
 func (n *Node) Purge(ctx context.Context, before time.Time) (int, error) {
+	return n.purge(ctx, Dead, before)
+}
+
+// PurgeDone removes every done record (WithKeepDone) of a task that
+// finished before before, a batch per script, and returns how many it
+// removed (asynq's Inspector.DeleteAllCompletedTasks, River's job cleaner).
+// A zero before is an error wrapping scheduler.ErrInvalidArgument.
+func (n *Node) PurgeDone(ctx context.Context, before time.Time) (int, error) {
+	return n.purge(ctx, Done, before)
+}
+
+func (n *Node) purge(ctx context.Context, state State, before time.Time) (int, error) {
+	what := "purge " + string(state)
 	if before.IsZero() {
-		return 0, invalid("purge", "zero time")
+		return 0, invalid(what, "zero time")
 	}
 	total := 0
 	for {
-		k, err := purgeScript.Run(ctx, n.st.rdb, []string{n.st.dead()},
-			before.UnixMicro(), purgeBatch, n.st.taskPrefix()).Int()
+		k, err := purgeScript.Run(ctx, n.st.rdb, []string{n.st.stateSet(state)},
+			before.UnixMicro(), purgeBatch, n.st.prefix, string(state)).Int()
 		total += k
 		if err != nil {
-			return total, failed("purge", err)
+			return total, failed(what, err)
 		}
 		if k < purgeBatch {
 			return total, nil

@@ -30,39 +30,50 @@ type claimResult struct {
 	outcome  claimOutcome
 	kind     string
 	payload  []byte
-	due      int64 // µs: the task's due time (claimWon), or when it is pending for
-	redisNow int64 // µs: Redis's clock at the claim (claimEarly)
-	attempt  int   // failed runs so far
-	lost     int   // runs lost to faults so far
+	due      int64  // µs: the task's due time (claimWon), or when it is pending for
+	redisNow int64  // µs: Redis's clock at the claim (claimEarly)
+	attempt  int    // failed runs so far
+	lost     int    // runs lost to faults so far
+	meta     string // the observer's metadata stored with the task (claimWon)
 }
 
-// claimScript moves a due task from pending to leased, for one owner, and
+// claimScript moves a due task from pending to leased, for one owner,
+// stamps the claim's start (field "start", for the run history) and
 // remembers its pending score (field "next") for a hand-back.
 // KEYS: pending, lease, task. ARGV: id, expected due, lease (µs), owner
-// token, channel. A won claim publishes "claimed <id>", so that the other
-// nodes drop the task from their windows without claiming it in vain.
-// Returns {0} if the task is not pending (claimed elsewhere, canceled or
-// done), {2, score, kind} if it is pending for a later time than expected,
-// {3, score, kind, now} if it is not due yet by Redis's clock, or
-// {1, kind, payload, due, attempt, lost} once claimed.
-var claimScript = redis.NewScript(luaNow + luaPublish + `
+// token, channel, prefix. A won claim publishes "claimed <id>", so that the
+// other nodes drop the task from their windows without claiming it in vain.
+// A task of a paused kind is never claimed: it is not in the pending set
+// (pause.go), and the script checks the kind again. Returns {0} if the task
+// is not pending (claimed elsewhere, canceled, done or paused), {2, score,
+// kind} if it is pending for a later time than expected, {3, score, kind,
+// now} if it is not due yet by Redis's clock, or {1, kind, payload, due,
+// attempt, lost, metadata} once claimed.
+var claimScript = redis.NewScript(luaNow + luaPublish + luaIndex + `
+local p = ARGV[6]
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not s then return {0} end
 if tonumber(s) > tonumber(ARGV[2]) then return {2, s, redis.call('HGET', KEYS[3], 'kind') or ''} end
 local t = now()
 if tonumber(s) > tonumber(t) then return {3, s, redis.call('HGET', KEYS[3], 'kind') or '', t} end
-local f = redis.call('HMGET', KEYS[3], 'kind', 'payload', 'due', 'attempt', 'lost')
+local f = redis.call('HMGET', KEYS[3], 'kind', 'payload', 'due', 'attempt', 'lost', 'meta')
 redis.call('ZREM', KEYS[1], ARGV[1])
 if not f[1] then return {0} end
-redis.call('ZADD', KEYS[2], string.format('%.0f', tonumber(t) + tonumber(ARGV[3])), ARGV[1])
-redis.call('HSET', KEYS[3], 'owner', ARGV[4], 'next', s)
+if redis.call('SISMEMBER', p .. ':paused', f[1]) == 1 then
+  -- left waiting in its kind's index, as Pause leaves it
+  redis.call('ZADD', kind_key(p, 'pending', f[1]), s, ARGV[1])
+  return {0}
+end
+redis.call('ZREM', kind_key(p, 'pending', f[1]), ARGV[1])
+index_add(p, 'running', f[1], string.format('%.0f', tonumber(t) + tonumber(ARGV[3])), ARGV[1])
+redis.call('HSET', KEYS[3], 'owner', ARGV[4], 'next', s, 'start', t)
 publish_claimed(ARGV[5], ARGV[1])
-return {1, f[1], f[2], f[3], f[4], f[5] or '0'}
+return {1, f[1], f[2], f[3], f[4], f[5] or '0', f[6] or ''}
 `)
 
 func (s store) claim(ctx context.Context, id string, due int64, lease time.Duration, token string) (claimResult, error) {
 	vals, err := claimScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.task(id)},
-		id, strconv.FormatInt(due, 10), lease.Microseconds(), token, s.channel()).Slice()
+		id, strconv.FormatInt(due, 10), lease.Microseconds(), token, s.channel(), s.prefix).Slice()
 	if err != nil {
 		return claimResult{}, err
 	}
@@ -76,7 +87,7 @@ func (s store) claim(ctx context.Context, id string, due int64, lease time.Durat
 	code, _ := vals[0].(int64)
 	switch code {
 	case 1:
-		r := claimResult{outcome: claimWon, kind: str(1), payload: []byte(str(2))}
+		r := claimResult{outcome: claimWon, kind: str(1), payload: []byte(str(2)), meta: str(6)}
 		if r.due, err = parseMicros(str(3)); err != nil {
 			return claimResult{}, err
 		}

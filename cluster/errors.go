@@ -31,6 +31,10 @@ var ErrTaskTimeout = errors.New("cluster: handler time limit passed")
 // taken away (it expired, or the task was canceled).
 var errLeaseLost = errors.New("cluster: lease lost (it expired, or the task was canceled)")
 
+// errTaskCanceled is the cause a run's ctx is canceled with when this node
+// learns that Node.Cancel removed its task; it wraps errLeaseLost.
+var errTaskCanceled = fmt.Errorf("cluster: task canceled: %w", errLeaseLost)
+
 // errHandBack is the cause a run's ctx is canceled with when Node.Stop's ctx
 // ends before the run: the task is handed back to pending.
 var errHandBack = errors.New("cluster: node stopping, task handed back")

@@ -82,16 +82,19 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// extendScript pushes back the lease of the tasks an owner still holds.
-// KEYS: lease. ARGV: lease (µs), task key prefix, then id, token pairs.
-// Returns the IDs whose lease is lost.
+// extendScript pushes back the lease of the tasks an owner still holds,
+// in the lease set and in the kind's running index.
+// KEYS: lease. ARGV: lease (µs), task key prefix, store prefix, then id,
+// token pairs. Returns the IDs whose lease is lost.
 var extendScript = redis.NewScript(luaNow + `
 local exp = string.format('%.0f', tonumber(now()) + tonumber(ARGV[1]))
 local lost = {}
-for i = 3, #ARGV, 2 do
+for i = 4, #ARGV, 2 do
   local id = ARGV[i]
-  if redis.call('HGET', ARGV[2] .. id, 'owner') == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
+  local f = redis.call('HMGET', ARGV[2] .. id, 'owner', 'kind')
+  if f[1] == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
     redis.call('ZADD', KEYS[1], 'XX', exp, id)
+    redis.call('ZADD', ARGV[3] .. ':k:running:' .. f[2], 'XX', exp, id)
   else
     lost[#lost + 1] = id
   end
@@ -102,8 +105,8 @@ return lost
 // extend renews the leases of held tasks (id, token pairs) and returns the
 // IDs whose lease was lost.
 func (s store) extend(ctx context.Context, lease time.Duration, held map[string]string) ([]string, error) {
-	args := make([]any, 0, 2+2*len(held))
-	args = append(args, lease.Microseconds(), s.taskPrefix())
+	args := make([]any, 0, 3+2*len(held))
+	args = append(args, lease.Microseconds(), s.taskPrefix(), s.prefix)
 	for id, tok := range held {
 		args = append(args, id, tok)
 	}
@@ -117,13 +120,17 @@ func (s store) extend(ctx context.Context, lease time.Duration, held map[string]
 // reapBatch is how many expired leases one reap script handles.
 const reapBatch = 1000
 
-// reapLoop returns expired leases to pending and renews the node's
-// membership every quarter lease. Every node reaps; the script is atomic,
-// so they never return a task twice.
+// reapLoop returns expired leases to pending, renews the node's membership
+// and removes the done records past WithKeepDone's bounds every quarter
+// lease. Every node reaps; the script is atomic, so they never return a
+// task twice.
 func (n *Node) reapLoop(ctx context.Context) {
 	defer n.bg.Done()
 	every(ctx, n.cfg.lease/4, nil, func() {
 		n.refreshMembers(ctx)
+		if err := n.trimDone(ctx); err != nil && ctx.Err() == nil {
+			n.cfg.logger.Warn("cluster: trim done records: failed", "err", err)
+		}
 		for {
 			k, err := n.st.reap(ctx, reapBatch, n.cfg.maxLost)
 			if err != nil {
@@ -141,24 +148,29 @@ func (n *Node) reapLoop(ctx context.Context) {
 
 // reapScript returns tasks whose lease expired to pending, due now (Redis
 // time: they were due when claimed), counting the lost run in the task's
-// "lost" field, not as a failed attempt; past the limit of lost runs they
-// go dead. KEYS: lease, pending, dead. ARGV: task key prefix, limit,
-// channel, max lost runs. Returns how many leases it found expired.
-var reapScript = redis.NewScript(luaNow + luaPublish + `
+// "lost" field and its history, not as a failed attempt; past the limit of
+// lost runs they go dead. KEYS: lease, pending, dead. ARGV: task key
+// prefix, limit, channel, max lost runs, store prefix. Returns how many
+// leases it found expired.
+var reapScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + `
+local p = ARGV[5]
 local t = now()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', t, 'LIMIT', 0, tonumber(ARGV[2]))
+local why = 'cluster: lease expired: the node running the task stopped, stalled or lost Redis'
 for _, id in ipairs(ids) do
   local k = ARGV[1] .. id
   redis.call('ZREM', KEYS[1], id)
-  if redis.call('EXISTS', k) == 1 then
-    redis.call('HDEL', k, 'owner', 'next')
+  local kind = redis.call('HGET', k, 'kind')
+  if kind then
+    redis.call('ZREM', kind_key(p, 'running', kind), id)
+    add_run(k, 'lost', t, why)
+    redis.call('HDEL', k, 'owner', 'next', 'start')
     local lost = redis.call('HINCRBY', k, 'lost', 1)
-    redis.call('HSET', k, 'err', 'cluster: lease expired: the node running the task stopped, stalled or lost Redis')
+    redis.call('HSET', k, 'err', why)
     if lost > tonumber(ARGV[4]) then
-      redis.call('ZADD', KEYS[3], t, id)
+      index_add(p, 'dead', kind, t, id)
     else
-      redis.call('ZADD', KEYS[2], t, id)
-      publish_pending(ARGV[3], t, redis.call('HGET', k, 'kind'), id)
+      make_pending(p, ARGV[3], kind, t, id)
     end
   end
 end
@@ -167,5 +179,5 @@ return #ids
 
 func (s store) reap(ctx context.Context, limit, maxLost int) (int, error) {
 	return reapScript.Run(ctx, s.rdb, []string{s.lease(), s.pending(), s.dead()},
-		s.taskPrefix(), limit, s.channel(), maxLost).Int()
+		s.taskPrefix(), limit, s.channel(), maxLost, s.prefix).Int()
 }

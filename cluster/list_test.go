@@ -37,7 +37,7 @@ func TestListNeverSkipsOrRepeatsATaskThatStaysWhileTasksComeAndGo(t *testing.T) 
 		if pages > 20 {
 			t.Fatal("the listing does not end")
 		}
-		page, err := n.List(ctx, cluster.Pending, cursor, 7)
+		page, err := n.List(ctx, cluster.ListQuery{State: cluster.Pending, Cursor: cursor, Limit: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestDeadTasksAreListedNewestFirstAndRetriedDeletedOrPurged(t *testing.T) {
 	worker.StopNow()
 
 	ops := newNode(t, srv, map[string]cluster.Handler{"bad": fail})
-	page, err := ops.List(ctx, cluster.Dead, "", 2)
+	page, err := ops.List(ctx, cluster.ListQuery{State: cluster.Dead, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestDeadTasksAreListedNewestFirstAndRetriedDeletedOrPurged(t *testing.T) {
 	if page.Tasks[0].LastError != "boom" || string(page.Tasks[0].Payload) != "c" || page.Tasks[0].Attempt != 1 {
 		t.Fatalf("dead task %+v", page.Tasks[0])
 	}
-	page, err = ops.List(ctx, cluster.Dead, page.Next, 2)
+	page, err = ops.List(ctx, cluster.ListQuery{State: cluster.Dead, Cursor: page.Next, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,19 +178,26 @@ func TestRefusedActionsWrapTheSentinelsAndChangeNothing(t *testing.T) {
 			t.Errorf("%s: %v, want ErrWrongState", name, err)
 		}
 	}
-	page, err := n.List(ctx, cluster.Pending, "", 1)
+	page, err := n.List(ctx, cluster.ListQuery{State: cluster.Pending, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	list := func(q cluster.ListQuery) error { _, err := n.List(ctx, q); return err }
 	for name, err := range map[string]error{
 		"empty ID":           n.RunNow(ctx, ""),
 		"zero time":          n.Reschedule(ctx, id, time.Time{}),
 		"zero purge":         func() error { _, err := n.Purge(ctx, time.Time{}); return err }(),
-		"page 0":             func() error { _, err := n.List(ctx, cluster.Pending, "", 0); return err }(),
-		"page too big":       func() error { _, err := n.List(ctx, cluster.Pending, "", cluster.MaxPage+1); return err }(),
-		"unknown state":      func() error { _, err := n.List(ctx, "late", "", 10); return err }(),
-		"garbage cursor":     func() error { _, err := n.List(ctx, cluster.Pending, "!!", 10); return err }(),
-		"other state cursor": func() error { _, err := n.List(ctx, cluster.Dead, page.Next, 10); return err }(),
+		"page 0":             list(cluster.ListQuery{State: cluster.Pending}),
+		"page too big":       list(cluster.ListQuery{State: cluster.Pending, Limit: cluster.MaxPage + 1}),
+		"unknown state":      list(cluster.ListQuery{State: "late", Limit: 10}),
+		"no state":           list(cluster.ListQuery{Limit: 10}),
+		"bad kind":           list(cluster.ListQuery{State: cluster.Pending, Kind: "a b", Limit: 10}),
+		"garbage cursor":     list(cluster.ListQuery{State: cluster.Pending, Cursor: "!!", Limit: 10}),
+		"other state cursor": list(cluster.ListQuery{State: cluster.Dead, Cursor: page.Next, Limit: 10}),
+		"other kind cursor":  list(cluster.ListQuery{State: cluster.Pending, Kind: "k", Cursor: page.Next, Limit: 10}),
+		"zero purge done":    func() error { _, err := n.PurgeDone(ctx, time.Time{}); return err }(),
+		"pause bad kind":     n.Pause(ctx, ""),
+		"resume bad kind":    n.Resume(ctx, "a\tb"),
 	} {
 		if !errors.Is(err, scheduler.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)

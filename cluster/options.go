@@ -48,6 +48,12 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
+	observer    Observer
+	keepDone    keepDone
+	// replicaAcks replicas must acknowledge a Schedule or Cancel within
+	// replicaTimeout (WithReplicaAcks); 0 waits for none.
+	replicaAcks    int
+	replicaTimeout time.Duration
 }
 
 // handleConfig holds the settings of one kind.
@@ -131,7 +137,7 @@ func (c *config) validate() error {
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
 	}
-	return nil
+	return c.keepDone.validate()
 }
 
 // WithPrefix sets the prefix of every Redis key (default "{scheduler}").

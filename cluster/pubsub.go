@@ -11,13 +11,15 @@ import (
 
 // The store's pub/sub channel, prefix:events: the one place its messages
 // are written (the Lua functions below, which the scripts include) and
-// read (parseEvent). Three messages:
+// read (parseEvent). Four messages:
 //
 //   - "<due> <kind> <id>": the task became pending, to run at due (µs);
 //     the ID comes last, so it may hold spaces;
 //   - "claimed <id>": a node won the claim, the others drop it;
 //   - "canceled <id>": Cancel removed it; a node running it cancels the
-//     run's ctx at once.
+//     run's ctx at once;
+//   - "resumed <kind>": Resume made the kind's tasks claimable again;
+//     every node sweeps at once.
 //
 // A message is a hint: one lost while a subscription was down is made up
 // by the sweep that every (re)subscription asks for, and the heartbeat
@@ -47,13 +49,14 @@ const (
 	eventPending eventKind = iota
 	eventClaimed
 	eventCanceled
+	eventResumed
 )
 
 // event is one message of the channel.
 type event struct {
 	kind     eventKind
 	id       string
-	taskKind string // eventPending only
+	taskKind string // eventPending and eventResumed only
 	due      int64  // eventPending only
 }
 
@@ -64,6 +67,9 @@ func parseEvent(payload string) (e event, ok bool) {
 	}
 	if id, found := strings.CutPrefix(payload, "canceled "); found {
 		return event{kind: eventCanceled, id: id}, true
+	}
+	if kind, found := strings.CutPrefix(payload, "resumed "); found {
+		return event{kind: eventResumed, taskKind: kind}, true
 	}
 	parts := strings.SplitN(payload, " ", 3)
 	if len(parts) != 3 {
@@ -115,6 +121,8 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 			case eventCanceled:
 				n.unload(e.id)
 				n.cancelRun(e.id)
+			case eventResumed:
+				n.requestSweep()
 			}
 		}
 	}

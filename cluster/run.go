@@ -45,11 +45,14 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	r := &run{token: token, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
+	task := Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost}
+	obs := n.observeRun(ctx, task, c.meta) // obs.ctx is the handler's ctx
 
 	limit := h.timeout
 	if limit == 0 {
 		limit = n.cfg.taskTimeout
 	}
+	started := n.now()
 	var watchdog *time.Timer
 	abandoned := make(chan struct{})
 	if limit > 0 {
@@ -60,12 +63,13 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 			defer close(abandoned)
 			n.cfg.logger.Warn("cluster: run: handler still running past its time limit and grace; its attempt is recorded as failed",
 				"id", id, "kind", c.kind, "limit", limit)
-			n.fail(id, token, c, timeout, n.forget(id, r))
+			res := n.fail(id, token, c, timeout, n.forget(id, r))
+			obs.recorded(n, OutcomeTimedOut, res, timeout)
+			n.notePeriodicRun(c, started, recordedOutcome(OutcomeTimedOut, res), timeout)
 		})
 	}
 
-	runErr := callHandler(ctx, h.fn, Task{ID: id, Kind: c.kind, Payload: c.payload,
-		Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost})
+	runErr := callHandler(obs.ctx, h.fn, task)
 
 	if watchdog != nil && !watchdog.Stop() {
 		// The watchdog recorded the run as failed; this late result
@@ -78,22 +82,48 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if ctx.Err() == nil {
 		cause = nil
 	}
+	var (
+		out   Outcome
+		err   error
+		res   string // the answer of the script that recorded the outcome
+		wrote bool   // the outcome was written (res is the script's answer)
+	)
 	switch {
 	case errors.Is(cause, errLeaseLost):
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
 		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
+		out, err = lostOutcome(cause), runErr
 	case runErr == nil:
-		n.complete(id, token, expires)
+		res, wrote = n.complete(id, token, expires), true
+		out = OutcomeSucceeded
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
+		out, err = OutcomeLost, runErr
 	case errors.Is(cause, errHandBack):
 		n.release(id, token, expires)
+		out, err = OutcomeHandedBack, runErr
 	case errors.Is(cause, ErrTaskTimeout):
-		n.fail(id, token, c, cause, expires)
+		res, wrote = n.fail(id, token, c, cause, expires), true
+		out, err = OutcomeTimedOut, cause
 	default:
-		n.fail(id, token, c, runErr, expires)
+		res, wrote = n.fail(id, token, c, runErr, expires), true
+		out, err = OutcomeFailed, runErr
 	}
+	if wrote {
+		obs.recorded(n, out, res, err)
+		out = recordedOutcome(out, res)
+	} else {
+		obs.ended(n, out, err)
+	}
+	n.notePeriodicRun(c, started, out, err)
+}
+
+// now is the node's clock corrected by its offset from Redis's.
+func (n *Node) now() time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nowLocked()
 }
 
 // forget stops renewing r's lease and returns its expiry as last known.
@@ -113,7 +143,7 @@ func (n *Node) cancelRun(id string) {
 	r := n.running[id]
 	n.mu.Unlock()
 	if r != nil {
-		r.cancel(errLeaseLost)
+		r.cancel(errTaskCanceled)
 	}
 }
 

@@ -68,15 +68,27 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	if !fixed {
 		id = randomID()
 	}
-	dueUS := due.UnixMicro()
-	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed)
+	meta, err := n.metadataOf(ctx, what, kind)
 	if err != nil {
+		return "", err
+	}
+	dueUS := due.UnixMicro()
+	var res string
+	err = n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
+		return err
+	})
+	if err != nil {
+		n.followFailover(err)
 		return "", failed(what, err)
 	}
 	switch res {
 	case "conflict":
 		return "", failed(what+" as "+strconv.Quote(id), &conflictError{})
 	case "created", "exists":
+		if res == "created" {
+			n.observeScheduled(ctx, kind)
+		}
 		n.offer(id, kind, dueUS)
 	}
 	return id, nil
@@ -91,36 +103,45 @@ func (*conflictError) Unwrap() []error {
 	return []error{ErrIDConflict, scheduler.ErrInvalidArgument}
 }
 
-// scheduleScript stores a task unless its ID is taken.
+// scheduleScript stores a task unless its ID is taken, and indexes it by
+// kind. A done record (WithKeepDone) whose done marker is gone does not
+// hold its ID: it is replaced.
 // KEYS: pending, task, done. ARGV: id, kind, payload, due, max retries,
-// fixed ("1" when the caller chose the ID), channel.
+// fixed ("1" when the caller chose the ID), channel, the observer's
+// metadata ("" for none; not part of the checksum), prefix.
 // Returns "created", "exists" (the same task is stored), "done" (the same
 // task already ran, or was canceled if it is a periodic occurrence) or
 // "conflict" (the ID holds a different task).
-var scheduleScript = redis.NewScript(luaPublish + `
+var scheduleScript = redis.NewScript(luaPublish + luaIndex + `
+local p = ARGV[9]
 local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
 local d = redis.call('GET', KEYS[3])
 if d then
   if d == sum then return 'done' end
   return 'conflict'
 end
-local s = redis.call('HGET', KEYS[2], 'sum')
-if s then
-  if s == sum then return 'exists' end
-  return 'conflict'
+local f = redis.call('HMGET', KEYS[2], 'sum', 'fin', 'kind')
+if f[1] then
+  if not f[2] then
+    if f[1] == sum then return 'exists' end
+    return 'conflict'
+  end
+  index_rem(p, 'done', f[3], ARGV[1])
+  redis.call('DEL', KEYS[2])
 end
 redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
   'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-publish_pending(ARGV[7], ARGV[4], ARGV[2], ARGV[1])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'meta', ARGV[8]) end
+redis.call('SADD', p .. ':kinds', ARGV[2])
+make_pending(p, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
 return 'created'
 `)
 
-func (s store) schedule(ctx context.Context, id, kind string, payload []byte, due int64, maxRetries int, fixed bool) (string, error) {
+func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
 	f := "0"
 	if fixed {
 		f = "1"
 	}
-	return scheduleScript.Run(ctx, s.rdb, []string{s.pending(), s.task(id), s.done(id)},
-		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel()).Text()
+	return scheduleScript.Run(ctx, rdb, []string{s.pending(), s.task(id), s.done(id)},
+		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), meta, s.prefix).Text()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -39,6 +40,77 @@ func (s store) nodes() string         { return s.prefix + ":nodes" }
 func (s store) taskPrefix() string    { return s.prefix + ":t:" }
 func (s store) task(id string) string { return s.taskPrefix() + id }
 func (s store) done(id string) string { return s.prefix + ":done:" + id }
+func (s store) doneSet() string       { return s.prefix + ":done" }
+func (s store) kinds() string         { return s.prefix + ":kinds" }
+func (s store) paused() string        { return s.prefix + ":paused" }
+
+// kindIndex is the sorted set of the tasks of kind in state, scored as the
+// state's own set (stateSet).
+func (s store) kindIndex(state State, kind string) string {
+	return s.prefix + ":k:" + string(state) + ":" + kind
+}
+
+// stateSet is the sorted set of every task in state. The pending set holds
+// only the tasks that may be claimed: those of a paused kind wait in their
+// kind's index alone (pause.go).
+func (s store) stateSet(state State) string {
+	switch state {
+	case Running:
+		return s.lease()
+	case Done:
+		return s.doneSet()
+	}
+	return s.prefix + ":" + string(state)
+}
+
+// luaIndex defines the functions that keep the sets of a prefix p in step:
+// the sets by state (p:pending, p:lease for running tasks, p:dead, p:done)
+// and, beside each, one sorted set per kind (p:k:<state>:<kind>, same
+// scores), which lets Node.List and Node.CountsByKind read one kind without
+// scanning the others. p:kinds is the set of kinds with stored tasks and
+// p:paused the set of paused kinds. A task of a paused kind that is pending
+// sits in its kind's pending index only, not in p:pending, so no node loads
+// or claims it; Resume puts it back. The scripts that include luaIndex
+// include luaPublish before it.
+const luaIndex = `
+local function kind_key(p, state, kind) return p .. ':k:' .. state .. ':' .. kind end
+local function state_key(p, state)
+  if state == 'running' then return p .. ':lease' end
+  return p .. ':' .. state
+end
+-- index_add puts id in state (not pending: see make_pending) at score
+local function index_add(p, state, kind, score, id)
+  redis.call('ZADD', state_key(p, state), score, id)
+  redis.call('ZADD', kind_key(p, state, kind), score, id)
+end
+local function index_rem(p, state, kind, id)
+  redis.call('ZREM', state_key(p, state), id)
+  redis.call('ZREM', kind_key(p, state, kind), id)
+end
+-- make_pending makes id pending, to run at score: claimable and announced
+-- unless its kind is paused
+local function make_pending(p, channel, kind, score, id)
+  redis.call('ZADD', kind_key(p, 'pending', kind), score, id)
+  if redis.call('SISMEMBER', p .. ':paused', kind) == 1 then
+    redis.call('ZREM', p .. ':pending', id)
+    return
+  end
+  redis.call('ZADD', p .. ':pending', score, id)
+  publish_pending(channel, score, kind, id)
+end
+-- the state of task id, stored under key, and its kind; 'missing' if none
+local function task_state(p, key, id)
+  local kind = redis.call('HGET', key, 'kind')
+  if not kind then return 'missing', '' end
+  if redis.call('ZSCORE', p .. ':lease', id) then return 'running', kind end
+  if redis.call('ZSCORE', p .. ':dead', id) then return 'dead', kind end
+  if redis.call('ZSCORE', p .. ':done', id) then return 'done', kind end
+  if redis.call('ZSCORE', kind_key(p, 'pending', kind), id) or redis.call('ZSCORE', p .. ':pending', id) then
+    return 'pending', kind
+  end
+  return 'missing', kind
+end
+`
 
 // luaNow defines now(): the Redis server's time in microseconds, as an
 // integer string.
@@ -48,6 +120,9 @@ local function now()
   return string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
 end
 `
+
+// micros is t in the store's unit, as the scripts take it.
+func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }
 
 // parseMicros converts the store's unit back; Redis may write a score as
 // "1.7e+15" style only for non-integers, which the store never writes.
@@ -66,7 +141,7 @@ func parseMicros(s string) (int64, error) {
 // call of each is one round trip (EVALSHA) like every later one.
 func (s store) loadScripts(ctx context.Context) error {
 	for _, sc := range []*redis.Script{scheduleScript, loadScript, claimScript, extendScript,
-		completeScript, failScript, releaseScript, reapScript, cancelScript, membersScript} {
+		completeScript, failScript, releaseScript, reapScript, cancelScript, membersScript, trimScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}

@@ -56,7 +56,7 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	if old != nil {
 		oldFut = old.fut
 	}
-	e := &entry{due: due}
+	e := &entry{kind: kind, due: due}
 	n.loaded[id] = e
 	if wait < 0 {
 		wait = time.UnixMicro(due).Sub(now)
@@ -151,6 +151,7 @@ func (n *Node) fire(id string, e *entry) {
 		// again when Redis's clock gets there.
 		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond)
 	case res.outcome == claimWon:
+		n.observeClaim(res.kind, e.due)
 		n.run(id, token, sent, res)
 	}
 }

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"fmt"
-	"html/template"
 	"strings"
 	"time"
 
@@ -77,15 +76,4 @@ func newChart(title string, h scheduler.RunHistory, format func(float64) string,
 		c.Lines = append(c.Lines, chartLine{Label: s.label, Class: s.class, Points: strings.TrimSpace(b.String())})
 	}
 	return c
-}
-
-// templateFuncs are the helpers the templates use.
-var templateFuncs = template.FuncMap{
-	"clock": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Format("15:04:05.000")
-	},
-	"dur": func(d time.Duration) string { return d.Round(time.Microsecond).String() },
 }

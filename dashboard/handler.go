@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -24,24 +25,35 @@ const historyWindow = 5 * time.Minute
 // WithQueueLimit says otherwise.
 const defaultQueueLimit = 100
 
-// Handler serves the dashboard of one Scheduler. Make it with New.
+// defaultPageSize is how many tasks a page of a cluster listing shows
+// unless WithPageSize says otherwise.
+const defaultPageSize = 50
+
+// Handler serves the dashboard of one Scheduler, of a cluster (WithCluster)
+// or of both. Make it with New.
 type Handler struct {
-	s     *scheduler.Scheduler
+	s     *scheduler.Scheduler // nil for a dashboard of a cluster alone
 	cfg   config
 	csrf  csrfToken
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 }
 
+// schedulerPages and clusterPages name the templates of each half; each is
+// parsed together with layout.html.
+var (
+	schedulerPages = []string{"overview", "queue"}
+	clusterPages   = []string{"cluster", "cluster_tasks", "cluster_task", "cluster_nodes", "error"}
+)
+
 // New returns the dashboard of s. It switches s's run history on
 // (Scheduler.RunHistory) at once, so the charts cover the time since
-// mounting whether or not anyone looks. It returns an error wrapping
-// ErrInvalidArgument if s or an option is nil or an option is invalid.
+// mounting whether or not anyone looks. With WithCluster, s may be nil:
+// the dashboard then serves the cluster pages alone, from its root. It
+// returns an error wrapping ErrInvalidArgument if s is nil without
+// WithCluster, or an option is nil or invalid.
 func New(s *scheduler.Scheduler, opts ...Option) (*Handler, error) {
-	if s == nil {
-		return nil, fmt.Errorf("%w: scheduler: is nil", ErrInvalidArgument)
-	}
-	cfg := config{queueLimit: defaultQueueLimit}
+	cfg := config{queueLimit: defaultQueueLimit, pageSize: defaultPageSize}
 	for i, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("%w: option %d: is nil", ErrInvalidArgument, i)
@@ -50,23 +62,41 @@ func New(s *scheduler.Scheduler, opts ...Option) (*Handler, error) {
 			return nil, err
 		}
 	}
+	if s == nil && cfg.node == nil {
+		return nil, fmt.Errorf("%w: scheduler: is nil (a dashboard of a cluster alone needs WithCluster)", ErrInvalidArgument)
+	}
 	token, err := newCSRFToken()
 	if err != nil {
 		return nil, err
 	}
 	h := &Handler{s: s, cfg: cfg, csrf: token, pages: map[string]*template.Template{}}
-	for _, name := range []string{"overview", "queue"} {
+	var names []string
+	if s != nil {
+		names = append(names, schedulerPages...)
+	}
+	if cfg.node != nil {
+		names = append(names, clusterPages...)
+	}
+	for _, name := range names {
 		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: template %s: %w", name, err)
 		}
 		h.pages[name] = t
 	}
-	s.RunHistory(time.Second) // the first call starts the recording
 	h.mux = http.NewServeMux()
-	h.mux.HandleFunc("GET /{$}", h.overview)
-	h.mux.HandleFunc("GET /queue", h.queue)
-	h.mux.HandleFunc("POST /cancel", h.cancel)
+	if s != nil {
+		s.RunHistory(time.Second) // the first call starts the recording
+		h.mux.HandleFunc("GET /{$}", h.overview)
+		h.mux.HandleFunc("GET /queue", h.queue)
+		h.mux.HandleFunc("POST /cancel", h.cancel)
+	} else {
+		// A relative Location keeps the prefix the handler is mounted under.
+		h.mux.Handle("GET /{$}", relativeRedirect("cluster"))
+	}
+	if cfg.node != nil {
+		h.routeCluster()
+	}
 	h.mux.Handle("GET /static/", http.FileServerFS(staticFiles))
 	return h, nil
 }
@@ -83,18 +113,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // page is what every template gets: the page's own data and what the
 // layout needs.
 type page struct {
-	Title    string
-	Nav      string
-	ReadOnly bool
-	CSRF     string
-	Message  string
-	Data     any
+	Title string
+	Nav   string
+	// Root leads from the page back to where the handler is mounted: ""
+	// for a page at the top, "../" for one a level down.
+	Root         string
+	ReadOnly     bool
+	CSRF         string
+	Message      string
+	HasScheduler bool
+	HasCluster   bool
+	Data         any
 }
 
-func (h *Handler) render(w http.ResponseWriter, name, title string, data any, message string) {
-	p := page{Title: title, Nav: name, ReadOnly: h.cfg.readOnly, CSRF: h.csrf.String(), Message: message, Data: data}
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, name, title string, data any, message string) {
+	h.renderStatus(w, r, http.StatusOK, name, title, data, message)
+}
+
+// renderStatus renders page name with the status code.
+func (h *Handler) renderStatus(w http.ResponseWriter, r *http.Request, code int, name, title string, data any, message string) {
+	p := page{Title: title, Nav: name, Root: strings.Repeat("../", max(0, strings.Count(r.URL.Path, "/")-1)),
+		ReadOnly: h.cfg.readOnly, CSRF: h.csrf.String(), Message: message,
+		HasScheduler: h.s != nil, HasCluster: h.cfg.node != nil, Data: data}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
 	if err := h.pages[name].Execute(w, p); err != nil {
 		// The header is sent already; all that is left is to stop.
 		return
@@ -119,7 +162,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		Late:    latenessChart(hist),
 		Failed:  failedChart(hist),
 	}
-	h.render(w, "overview", "Overview", d, "")
+	h.render(w, r, "overview", "Overview", d, "")
 }
 
 // queueData is the queue page: the head of the queue and the runs in
@@ -172,7 +215,7 @@ func (h *Handler) queue(w http.ResponseWriter, r *http.Request) {
 	for _, run := range h.s.Running() {
 		d.Running = append(d.Running, runningRow{Name: run.Future.Name(), Due: run.Due, Started: run.Started, Late: run.Started.Sub(run.Due) - run.Jitter})
 	}
-	h.render(w, "queue", "Queue", d, r.URL.Query().Get("msg"))
+	h.render(w, r, "queue", "Queue", d, r.URL.Query().Get("msg"))
 }
 
 // cancel cancels one queued task by ID (Cancel(false): a run in progress
@@ -195,10 +238,21 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 			msg = fmt.Sprintf("task %d was already done", id)
 		}
 	}
-	// A relative Location keeps the prefix the handler is mounted under,
-	// which http.Redirect would lose after http.StripPrefix.
-	w.Header().Set("Location", "queue?msg="+urlQueryEscape(msg))
+	seeOther(w, "queue?msg="+urlQueryEscape(msg))
+}
+
+// seeOther sends the browser to location, relative to the page that was
+// asked for: a relative Location keeps the prefix the handler is mounted
+// under, which http.Redirect would lose after http.StripPrefix.
+func seeOther(w http.ResponseWriter, location string) {
+	w.Header().Set("Location", location)
 	w.WriteHeader(http.StatusSeeOther)
+}
+
+// relativeRedirect answers every request with a 303 to location, relative
+// as seeOther's.
+func relativeRedirect(location string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { seeOther(w, location) })
 }
 
 // allowAction answers 403 for a read-only dashboard or a request without

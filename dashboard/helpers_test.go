@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/dashboard"
 )
 
@@ -35,6 +36,18 @@ func newScheduler(t testing.TB) *scheduler.Scheduler {
 
 // serve mounts the dashboard of s under prefix on a test server.
 func serve(t testing.TB, s *scheduler.Scheduler, opts ...dashboard.Option) *httptest.Server {
+	t.Helper()
+	return serveHandler(t, s, opts...)
+}
+
+// serveBoth mounts the dashboard of s (nil for none) and node under prefix
+// on a test server and returns the prefix's URL.
+func serveBoth(t testing.TB, s *scheduler.Scheduler, node *cluster.Node, opts ...dashboard.Option) string {
+	t.Helper()
+	return serveHandler(t, s, append(opts, dashboard.WithCluster(node))...).URL + prefix
+}
+
+func serveHandler(t testing.TB, s *scheduler.Scheduler, opts ...dashboard.Option) *httptest.Server {
 	t.Helper()
 	h, err := dashboard.New(s, opts...)
 	if err != nil {

@@ -56,7 +56,7 @@ func BenchmarkListPage100(b *testing.B) {
 			// with pages of a tenth of the tasks (at most MaxPage).
 			middle := ""
 			for seen := 0; seen < n/2; {
-				p, err := node.List(ctx, cluster.Pending, middle, min(cluster.MaxPage, n/10))
+				p, err := node.List(ctx, cluster.ListQuery{State: cluster.Pending, Cursor: middle, Limit: min(cluster.MaxPage, n/10)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -66,7 +66,7 @@ func BenchmarkListPage100(b *testing.B) {
 			for _, at := range []struct{ name, cursor string }{{"first", ""}, {"middle", middle}} {
 				b.Run(at.name, func(b *testing.B) {
 					for b.Loop() {
-						p, err := node.List(ctx, cluster.Pending, at.cursor, 100)
+						p, err := node.List(ctx, cluster.ListQuery{State: cluster.Pending, Cursor: at.cursor, Limit: 100})
 						if err != nil || len(p.Tasks) != 100 {
 							b.Fatalf("%d tasks, %v", len(p.Tasks), err)
 						}

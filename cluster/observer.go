@@ -1,0 +1,375 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Observing a node: the hooks that metrics and tracing build on
+// (the otelcluster module), with no dependency here. An Observer is a set of
+// functions, each optional, in the style of scheduler.Hooks; a node given
+// none (the default) pays nothing for them: no allocation and no Redis call
+// (BenchmarkObserver measures it).
+
+// MaxMetadata is the largest task metadata an Observer may attach, in bytes
+// of its stored form (a JSON object of strings). A W3C traceparent takes
+// 55 bytes, a tracestate at most 512.
+const MaxMetadata = 8 << 10
+
+// Observer is told what a node does: tasks scheduled and claimed, how each
+// run ended, and how long each Redis script took. WithObserver installs it.
+// Every field may be nil; a nil field is never called.
+//
+// The functions are called on the node's goroutines (a Schedule caller's,
+// a worker's, a loop's), concurrently, and never with a node lock held;
+// they must be safe for concurrent use and quick, as a worker waits for
+// them, and must not panic. Micrometer's TaskExecutionObservation, asynq's
+// and River's middleware play this part in the peers.
+type Observer struct {
+	// Metadata returns metadata to store with the task Schedule is about
+	// to store, from Schedule's ctx: a trace context, for example. The
+	// metadata is stored in the task's hash with the task, in the same
+	// script, and given back to Run whenever the task runs, on whichever
+	// node. Periodic occurrences, stored by a node's sweep, get it too,
+	// with the sweep's ctx. Empty or nil stores nothing. Metadata larger
+	// than MaxMetadata fails the Schedule call with an error wrapping
+	// scheduler.ErrInvalidArgument, and nothing is stored. It is not part
+	// of the task's identity: scheduling a task again under its WithID
+	// with other metadata is still the same task, which keeps the metadata
+	// it was first stored with.
+	Metadata func(ctx context.Context, kind string) map[string]string
+
+	// Scheduled is called once per task stored, on the node that stored
+	// it, after Redis has it, with Schedule's ctx (the sweep's for a
+	// periodic occurrence). A Schedule that finds the same task stored
+	// already (WithID) is not a new task and is not reported.
+	Scheduled func(ctx context.Context, kind string)
+
+	// Claimed is called when this node wins the claim of a task, before
+	// its run. lateness is how late the claim is: the node's clock,
+	// corrected by its measured offset from Redis's, when the claim's
+	// answer came, minus the time the task was pending for (its due time,
+	// or its retry time after a failed run), at least 0. It counts the
+	// in-memory scheduler's lateness, the backup delay of a node that is
+	// not the task's preferred claimer, and the claim's round trip. A
+	// claim that a stopping node hands back at once has no run, so
+	// neither Run nor Ended follows it.
+	Claimed func(kind string, lateness time.Duration)
+
+	// Run is called before the handler with the handler's ctx, the task,
+	// and the metadata stored with it (nil if none); the ctx it returns
+	// is the handler's (a span's, for example). It must return a context
+	// derived from ctx, so that the handler still sees its cancelation.
+	// Every Run is followed by exactly one Ended.
+	Run func(ctx context.Context, t Task, metadata map[string]string) context.Context
+
+	// Ended is called once per run, with the ctx Run returned (the
+	// handler's ctx without Run), after the run's outcome was written to
+	// Redis, or found impossible to write (see RunEnd). For a handler
+	// past its time limit and grace (WithTaskTimeout) it is called when
+	// the node records the failed attempt, while the handler may still be
+	// running.
+	Ended func(ctx context.Context, e RunEnd)
+
+	// RedisCall is called after each call of one of the node's Lua
+	// scripts (every change of state, the sweep's load, the renewals,
+	// the reaper, the membership, the listing's pages), with the script's
+	// name and how long the call took. Other commands (the pipeline that
+	// reads a listed page's tasks, PausedKinds, Health's PING, the
+	// subscription) are not reported.
+	// go-redis's own instrumentation (redisotel) reports every command,
+	// by command name.
+	RedisCall func(c RedisCall)
+}
+
+// WithObserver installs o on the node (see Observer); the last one given
+// counts. The default is the zero Observer, which observes nothing.
+func WithObserver(o Observer) Option {
+	return optionFunc(func(c *config) { c.observer = o })
+}
+
+// Outcome is how a run ended, as Observer.Ended reports it.
+type Outcome string
+
+const (
+	// OutcomeSucceeded: the handler returned nil and the task was
+	// completed.
+	OutcomeSucceeded Outcome = "succeeded"
+	// OutcomeFailed: the handler returned an error or panicked, and the
+	// failed attempt was recorded: the task waits for its retry, or is
+	// dead (RunEnd.Dead).
+	OutcomeFailed Outcome = "failed"
+	// OutcomeTimedOut: the handler passed its time limit
+	// (WithTaskTimeout), and the failed attempt was recorded: the task
+	// waits for its retry, or is dead (RunEnd.Dead).
+	OutcomeTimedOut Outcome = "timed_out"
+	// OutcomeLost: the run's outcome was not recorded and the task's
+	// lease returns it to pending (or already did), to run again: the
+	// lease expired or was taken while the handler ran, the outcome could
+	// not be written, or StopNow left the task to its lease. A node that
+	// dies reports nothing; Task.Lost counts its runs.
+	OutcomeLost Outcome = "lost"
+	// OutcomeCanceled: Node.Cancel removed the task while it ran; the
+	// run's outcome was dropped.
+	OutcomeCanceled Outcome = "canceled"
+	// OutcomeHandedBack: Node.Stop's ctx ended while the handler ran; the
+	// task went back to pending, no attempt counted.
+	OutcomeHandedBack Outcome = "handed_back"
+)
+
+// RunEnd is one run as Observer.Ended reports it.
+type RunEnd struct {
+	// Task is the task as its handler saw it.
+	Task Task
+	// Outcome is how the run ended.
+	Outcome Outcome
+	// Dead is true if this run's failure made the task dead: its last
+	// retry (or ErrSkipRetry).
+	Dead bool
+	// Duration is how long the handler ran, by the node's monotonic
+	// clock: from its call to its return, or, for a handler abandoned past
+	// its time limit and grace, to when the node gave up on it.
+	Duration time.Duration
+	// Err is the handler's error (a panic's wraps a
+	// *scheduler.PanicError), the time limit's cause wrapping
+	// ErrTaskTimeout, or nil.
+	Err error
+}
+
+// RedisCall is one call of a Lua script, as Observer.RedisCall reports it.
+type RedisCall struct {
+	// Command is the Redis command: "EVALSHA", or "EVAL" when Redis did
+	// not have the script cached (after a restart or SCRIPT FLUSH).
+	Command string
+	// Script names the script: "claim", "complete", "schedule"...
+	Script string
+	// Duration is the call's round trip, by the node's monotonic clock.
+	Duration time.Duration
+	// Err is the call's error, or nil (a nil reply is no error). An
+	// EVALSHA that found no cached script fails with a NOSCRIPT error and
+	// is followed by an EVAL of the same script.
+	Err error
+}
+
+// Stats is what a node holds in memory now, for gauges read on demand.
+type Stats struct {
+	// Running counts the tasks this node holds a claim on: running, or
+	// claimed and about to start.
+	Running int
+	// Windowed counts the tasks in this node's window: loaded from
+	// Redis, waiting in memory for their due time to be claimed.
+	Windowed int
+}
+
+// Stats returns what the node holds in memory now. Unlike Counts it asks
+// Redis nothing.
+func (n *Node) Stats() Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return Stats{Running: len(n.running), Windowed: len(n.loaded)}
+}
+
+// metadataOf asks the observer for the metadata of a task being stored
+// and returns its stored form, "" for none.
+func (n *Node) metadataOf(ctx context.Context, what, kind string) (string, error) {
+	if n.cfg.observer.Metadata == nil {
+		return "", nil
+	}
+	m := n.cfg.observer.Metadata(ctx, kind)
+	if len(m) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", failed(what+": encode the observer's metadata", err)
+	}
+	if len(b) > MaxMetadata {
+		return "", invalid(what, "observer metadata of %d bytes exceeds the limit of %d", len(b), MaxMetadata)
+	}
+	return string(b), nil
+}
+
+// observeScheduled reports a task stored.
+func (n *Node) observeScheduled(ctx context.Context, kind string) {
+	if n.cfg.observer.Scheduled != nil {
+		n.cfg.observer.Scheduled(ctx, kind)
+	}
+}
+
+// observeClaim reports a claim won of a task pending for due (µs).
+func (n *Node) observeClaim(kind string, due int64) {
+	if n.cfg.observer.Claimed == nil {
+		return
+	}
+	n.mu.Lock()
+	now := n.nowLocked()
+	n.mu.Unlock()
+	n.cfg.observer.Claimed(kind, max(now.Sub(time.UnixMicro(due)), 0))
+}
+
+// runObservation is one run under observation: the handler's ctx (Run's),
+// the task, and when the handler was called. It is a value, so that a
+// node without an observer allocates nothing for it.
+type runObservation struct {
+	ctx     context.Context
+	task    Task
+	started time.Time // zero without an Ended hook
+}
+
+// observeRun tells the observer a run starts and returns the observation,
+// whose ctx is the handler's. meta is the task's stored metadata.
+func (n *Node) observeRun(ctx context.Context, t Task, meta string) runObservation {
+	o := runObservation{ctx: ctx, task: t}
+	if n.cfg.observer.Run != nil {
+		o.ctx = n.cfg.observer.Run(ctx, t, n.decodeMetadata(t.ID, meta))
+	}
+	if n.cfg.observer.Ended != nil {
+		o.started = time.Now()
+	}
+	return o
+}
+
+// decodeMetadata reads the stored form of a task's metadata; a form that
+// does not decode (the hash was edited by hand) is logged and read as none.
+func (n *Node) decodeMetadata(id, meta string) map[string]string {
+	if meta == "" {
+		return nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(meta), &m); err != nil {
+		n.cfg.logger.Warn("cluster: run: the task's observer metadata does not decode; the run goes on without it",
+			"id", id, "err", err)
+		return nil
+	}
+	return m
+}
+
+// ended reports a run whose outcome needed no write, or whose outcome
+// could not be recorded.
+func (o runObservation) ended(n *Node, out Outcome, err error) {
+	if n.cfg.observer.Ended == nil {
+		return
+	}
+	n.cfg.observer.Ended(o.ctx, RunEnd{Task: o.task, Outcome: out, Duration: time.Since(o.started), Err: err})
+}
+
+// recorded reports a run whose outcome out was written with the script's
+// answer res: "dead" makes the task dead, "lost" (the node no longer held
+// the task) or "" (nothing could be written) loses the run.
+func (o runObservation) recorded(n *Node, out Outcome, res string, err error) {
+	if n.cfg.observer.Ended == nil {
+		return
+	}
+	e := RunEnd{Task: o.task, Outcome: out, Duration: time.Since(o.started), Err: err}
+	switch res {
+	case "dead":
+		e.Dead = true
+	case "lost", "":
+		e.Outcome = OutcomeLost
+	}
+	n.cfg.observer.Ended(o.ctx, e)
+}
+
+// lostOutcome tells a run canceled by Node.Cancel from one whose lease was
+// lost otherwise.
+func lostOutcome(cause error) Outcome {
+	if errors.Is(cause, errTaskCanceled) {
+		return OutcomeCanceled
+	}
+	return OutcomeLost
+}
+
+// scriptNames names the store's scripts by their SHA-1, for
+// Observer.RedisCall. Every script of the package is here
+// (TestEveryScriptIsNamed checks it).
+var scriptNames = map[string]string{
+	scheduleScript.Hash(): "schedule",
+	loadScript.Hash():     "load",
+	claimScript.Hash():    "claim",
+	extendScript.Hash():   "extend",
+	completeScript.Hash(): "complete",
+	failScript.Hash():     "fail",
+	releaseScript.Hash():  "release",
+	reapScript.Hash():     "reap",
+	cancelScript.Hash():   "cancel",
+	membersScript.Hash():  "members",
+	moveScript.Hash():     "move",
+	retryScript.Hash():    "retry",
+	deleteScript.Hash():   "delete",
+	purgeScript.Hash():    "purge",
+	pageScript.Hash():     "page",
+	getScript.Hash():      "get",
+	countsScript.Hash():   "counts",
+	trimScript.Hash():     "trim",
+	pauseScript.Hash():    "pause",
+	resumeScript.Hash():   "resume",
+
+	listRecordsScript.Hash(): "records",
+	periodicRunScript.Hash(): "periodic run",
+}
+
+// scriptName names the script of SHA-1 sha; "script" if it is none of the
+// store's.
+func scriptName(sha string) string {
+	if name, ok := scriptNames[sha]; ok {
+		return name
+	}
+	return "script"
+}
+
+// observedRedis is the store's client when the observer wants Redis
+// calls: it times every script call (go-redis's Script.Run calls EvalSha,
+// then Eval on a NOSCRIPT error), and passes everything else through.
+type observedRedis struct {
+	redis.UniversalClient
+	report func(RedisCall)
+}
+
+// observeRedis returns rdb itself when report is nil, so that a node
+// without an observer calls Redis directly.
+func observeRedis(rdb redis.UniversalClient, report func(RedisCall)) redis.UniversalClient {
+	if report == nil {
+		return rdb
+	}
+	return observedRedis{UniversalClient: rdb, report: report}
+}
+
+func (c observedRedis) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.UniversalClient.EvalSha(ctx, sha1, keys, args...)
+	c.done("EVALSHA", sha1, start, cmd.Err())
+	return cmd
+}
+
+func (c observedRedis) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.UniversalClient.Eval(ctx, script, keys, args...)
+	c.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
+	return cmd
+}
+
+func (c observedRedis) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.UniversalClient.EvalShaRO(ctx, sha1, keys, args...)
+	c.done("EVALSHA_RO", sha1, start, cmd.Err())
+	return cmd
+}
+
+func (c observedRedis) EvalRO(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.UniversalClient.EvalRO(ctx, script, keys, args...)
+	c.done("EVAL_RO", redis.NewScript(script).Hash(), start, cmd.Err())
+	return cmd
+}
+
+// done reports one script call.
+func (c observedRedis) done(command, sha string, start time.Time, err error) {
+	if errors.Is(err, redis.Nil) {
+		err = nil
+	}
+	c.report(RedisCall{Command: command, Script: scriptName(sha), Duration: time.Since(start), Err: err})
+}

@@ -1,0 +1,175 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+)
+
+// clusterScreenshotEnv names a file the cluster browser test writes a PNG
+// of a dead task's page to (docs/dashboard-cluster.png was taken so).
+const clusterScreenshotEnv = "DASHBOARD_CLUSTER_SCREENSHOT"
+
+// TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt serves one
+// dashboard of a real Scheduler and a real cluster node on a real
+// redis-server, walks every page in Chromium, and clicks Retry on a dead
+// task and Cancel on a pending one.
+func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
+	browser := newBrowser(t)
+	rdb := startRedis(t)
+	node := newNode(t, rdb)
+	s := newScheduler(t)
+	if _, err := s.ScheduleWithFixedDelay(idle, time.Hour, time.Minute, scheduler.WithName("cleanup")); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	pending := scheduleAt(t, node, "email", `{"to":"ada@example.com"}`, later)
+	scheduleAt(t, node, "email", `{"to":"bob@example.com"}`, later.Add(time.Minute))
+	const evilKind = `<script>window.pwned=1</script>`
+	evil := scheduleAt(t, node, evilKind, `<img src=x onerror="window.pwned=2">`, time.Now(), cluster.WithTaskMaxRetries(0))
+	dead := scheduleAt(t, node, "charge", `{"card":"4242","amount":1200}`, time.Now(), cluster.WithTaskMaxRetries(0))
+	killTasks(t, rdb, evilKind, 1, `<b onmouseover="window.pwned=3">boom</b>`)
+	killTasks(t, rdb, "charge", 1, "card declined: insufficient funds\ngoroutine 12 [running]:\nbilling.charge(...)\n\tbilling/charge.go:42")
+	base := serveBoth(t, s, node) + "/"
+
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return strings.TrimSpace(v)
+	}
+	eval := func(js string) []string {
+		t.Helper()
+		v, err := chromedp.Run(browser, chromedp.Evaluate[[]string](js))
+		if err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		return v
+	}
+	visit := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(browser, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	// The Scheduler's pages are there, and link to the cluster's.
+	visit("overview", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#stat-queued")))
+	if got, want := text("#stat-queued"), fmt.Sprint(s.Stats().Queued); got != want {
+		t.Errorf("overview shows %s queued, Stats says %s", got, want)
+	}
+
+	// The cluster overview: counts by state as Counts says, the dead
+	// tasks listed, the evil kind and error shown as text.
+	visit("cluster", chromedp.Click(chromedp.CSS(`a[href="cluster/"]`)), chromedp.WaitVisible(chromedp.CSS("#count-dead")))
+	counts, err := node.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sel, want := range map[string]int64{"#count-pending": counts.Pending, "#count-running": counts.Running, "#count-dead": counts.Dead} {
+		if got := text(sel); got != fmt.Sprint(want) {
+			t.Errorf("%s shows %s, Counts says %d", sel, got, want)
+		}
+	}
+	failures := eval(`Array.from(document.querySelectorAll("#failures a.id")).map(a => a.textContent)`)
+	if !slices.Contains(failures, dead) || !slices.Contains(failures, evil) {
+		t.Errorf("recent failures %v, want %s and %s", failures, dead, evil)
+	}
+	kinds := eval(`Array.from(document.querySelectorAll("#failures td.kind")).map(td => td.textContent)`)
+	if !slices.Contains(kinds, evilKind) {
+		t.Errorf("failure kinds %q, want %q shown as text", kinds, evilKind)
+	}
+
+	// The pending tasks, in List's order.
+	visit("pending", chromedp.Click(chromedp.CSS(`a[href="tasks?state=pending"]`)), chromedp.WaitVisible(chromedp.CSS("#tasks")))
+	list, err := node.List(context.Background(), cluster.ListQuery{State: cluster.Pending, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, info := range list.Tasks {
+		want = append(want, info.ID)
+	}
+	if got := eval(`Array.from(document.querySelectorAll("#tasks a.id")).map(a => a.textContent)`); !slices.Equal(got, want) {
+		t.Errorf("pending page lists %v, List says %v", got, want)
+	}
+
+	// Search by ID finds the dead task; its page shows what Get says.
+	visit("search",
+		chromedp.SendKeys(chromedp.CSS(`input[name="id"]`), dead),
+		chromedp.Submit(chromedp.CSS(`form.search`)),
+		chromedp.WaitVisible(chromedp.CSS("#retry")))
+	info, ok, err := node.Get(context.Background(), dead)
+	if err != nil || !ok {
+		t.Fatalf("Get %s: %v %v", dead, ok, err)
+	}
+	if got := text("#state"); got != string(info.State) {
+		t.Errorf("task page state %q, Get says %q", got, info.State)
+	}
+	if got := text("#last-error"); got != "card declined: insufficient funds" {
+		t.Errorf("task page last error %q", got)
+	}
+	if got := text("#payload"); !strings.Contains(got, `"card": "4242"`) {
+		t.Errorf("task page payload %q", got)
+	}
+	if path := os.Getenv(clusterScreenshotEnv); path != "" {
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Retry: one click, and the task is pending again in Redis.
+	visit("retry", chromedp.Click(chromedp.CSS("#retry")), chromedp.WaitVisible(chromedp.CSS("#message")))
+	if msg := text("#message"); !strings.Contains(msg, "task "+dead+" retried") {
+		t.Errorf("after Retry the page says %q", msg)
+	}
+	if info, _, err := node.Get(context.Background(), dead); err != nil || info.State != cluster.Pending {
+		t.Errorf("after Retry Get says %+v, %v; want pending", info, err)
+	}
+	if got := text("#state"); got != "pending" {
+		t.Errorf("after Retry the page shows state %q", got)
+	}
+
+	// Cancel a pending task: gone from Redis.
+	visit("pending task", chromedp.Navigate(base+"cluster/task?id="+pending), chromedp.WaitVisible(chromedp.CSS("#cancel")))
+	visit("cancel", chromedp.Click(chromedp.CSS("#cancel")), chromedp.WaitVisible(chromedp.CSS("#message")))
+	if msg := text("#message"); !strings.Contains(msg, "task "+pending+" canceled") {
+		t.Errorf("after Cancel the page says %q", msg)
+	}
+	if _, ok, err := node.Get(context.Background(), pending); err != nil || ok {
+		t.Errorf("after Cancel Get finds the task (%v, %v)", ok, err)
+	}
+
+	// The evil task's own page: payload, kind and error are text, and no
+	// script or handler of theirs ran anywhere.
+	visit("evil task", chromedp.Navigate(base+"cluster/task?id="+evil), chromedp.WaitVisible(chromedp.CSS("#payload")))
+	if got := text("#kind"); got != evilKind {
+		t.Errorf("evil kind shows as %q", got)
+	}
+	if got := text("#payload"); got != `<img src=x onerror="window.pwned=2">` {
+		t.Errorf("evil payload shows as %q", got)
+	}
+	visit("nodes", chromedp.Click(chromedp.CSS(`a[href="../cluster/nodes"]`)), chromedp.WaitVisible(chromedp.CSS("#health")))
+	pwned, err := chromedp.Run(browser, chromedp.Evaluate[string](`typeof window.pwned`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pwned != "undefined" {
+		t.Error("a script in a kind, payload or error ran")
+	}
+}
