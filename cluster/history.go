@@ -24,7 +24,7 @@ const maxHistoryError = 2048
 // RunRecord is one run of a task, as the store recorded it. Times come
 // from Redis's clock.
 type RunRecord struct {
-	// Node is the ID of the node that ran it (Node.ID, Member.ID), or "" for a
+	// Node is the name of the node that ran it (Node.Name), or "" for a
 	// cancellation of a task that was not running.
 	Node string
 	// Start is when the node claimed the task; End when the run's outcome
@@ -99,3 +99,8 @@ func ownerNode(token string) string {
 	}
 	return token
 }
+
+// Name is this node's name: random, fixed at New, the stem of its claim
+// tokens. Run records (RunRecord.Node), Info.Owner and the registry
+// (Member.Name) name a node by it.
+func (n *Node) Name() string { return n.name }

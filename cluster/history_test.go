@@ -72,7 +72,7 @@ func TestHistoryRecordsAFailedRunThenTheRetryThatSucceeded(t *testing.T) {
 	assert.Equal(t, "boom", info.History[0].Error)
 	assert.Equal(t, "", info.History[1].Error)
 	for _, r := range info.History {
-		assert.Equal(t, w.ID(), r.Node)
+		assert.Equal(t, w.Name(), r.Node)
 	}
 	assert.False(t, info.History[1].Start.Before(info.History[0].End), "the retry started after the failed run ended")
 	assert.Equal(t, info.History[1].End, info.Finished)
@@ -136,7 +136,7 @@ func TestAPendingTaskAfterAFailureIsRetryingAndARunningOneNamesItsOwner(t *testi
 	recv(t, started, 10*time.Second, "the held run")
 	info = get(t, w, held)
 	assert.Equal(t, cluster.Running, info.State)
-	assert.Equal(t, w.ID(), info.Owner)
+	assert.Equal(t, w.Name(), info.Owner)
 	assert.False(t, info.Started.IsZero())
 	assert.Empty(t, info.History, "no run ended yet")
 	close(release)
@@ -166,9 +166,9 @@ func TestHistoryRecordsALeaseLostWithItsNodeAndTheRunThatFollowed(t *testing.T) 
 	info := get(t, b, id)
 	assert.Equal(t, []cluster.Outcome{cluster.OutcomeLost, cluster.OutcomeSucceeded}, outcomes(info.History))
 	checkRecords(t, info.History)
-	assert.Equal(t, a.ID(), info.History[0].Node)
+	assert.Equal(t, a.Name(), info.History[0].Node)
 	assert.Contains(t, info.History[0].Error, "lease expired")
-	assert.Equal(t, b.ID(), info.History[1].Node)
+	assert.Equal(t, b.Name(), info.History[1].Node)
 	assert.Equal(t, 1, info.Lost)
 }
 
@@ -203,7 +203,7 @@ func TestHistoryRecordsATimeoutAndAHandBack(t *testing.T) {
 	info = get(t, b, id)
 	assert.Equal(t, cluster.Pending, info.State)
 	assert.Equal(t, []cluster.Outcome{cluster.OutcomeTimedOut, cluster.OutcomeHandedBack}, outcomes(info.History))
-	assert.Equal(t, []string{a.ID(), b.ID()}, []string{info.History[0].Node, info.History[1].Node})
+	assert.Equal(t, []string{a.Name(), b.Name()}, []string{info.History[0].Node, info.History[1].Node})
 	checkRecords(t, info.History)
 	assert.True(t, info.Retrying, "pending after a timed-out run")
 }
@@ -230,7 +230,7 @@ func TestCancelWithKeepDoneKeepsACanceledRecord(t *testing.T) {
 	info := get(t, w, running)
 	assert.Equal(t, cluster.Done, info.State)
 	assert.Equal(t, []cluster.Outcome{cluster.OutcomeCanceled}, outcomes(info.History))
-	assert.Equal(t, w.ID(), info.History[0].Node)
+	assert.Equal(t, w.Name(), info.History[0].Node)
 	info = get(t, w, waiting)
 	assert.Equal(t, cluster.Done, info.State)
 	assert.Equal(t, []cluster.Outcome{cluster.OutcomeCanceled}, outcomes(info.History))

@@ -51,7 +51,7 @@ type Info struct {
 	// LastError is the error of the last failed or lost run, or "". For
 	// a panic it holds the stack too.
 	LastError string
-	// Owner is the ID of the node running the task (Node.ID, Member.ID), the
+	// Owner is the name of the node running the task (Node.Name), the
 	// holder of its lease; "" unless Running.
 	Owner string
 	// Started is when the run in flight was claimed, by Redis's clock;
