@@ -31,7 +31,8 @@ type PeriodicInfo struct {
 	// Next is the trigger's next time after the last renewal (or run),
 	// the zero Time if the trigger has no more.
 	Next time.Time
-	// Nodes are the IDs of the live nodes declaring it, sorted.
+	// Nodes are the names of the live nodes declaring it (Node.Name),
+	// sorted.
 	Nodes []string
 	// LastRun is the last run of an occurrence recorded while the
 	// declaration lived, or nil if none.
@@ -40,7 +41,7 @@ type PeriodicInfo struct {
 
 // PeriodicRun is one run of a periodic task's occurrence.
 type PeriodicRun struct {
-	// Node is the ID of the node that ran it.
+	// Node is the name of the node that ran it (Node.Name).
 	Node string
 	// Due is the occurrence's due time (its Task.Due).
 	Due time.Time
@@ -123,7 +124,7 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 		p := PeriodicInfo{Name: name, Trigger: f["trigger"], Next: timeField(f["next"]), Nodes: []string{}}
 		for _, m := range members {
 			if slices.Contains(m.Kinds, periodicKind(name)) {
-				p.Nodes = append(p.Nodes, m.ID)
+				p.Nodes = append(p.Nodes, m.Name)
 			}
 		}
 		if f["last_node"] != "" {

@@ -58,9 +58,9 @@ func TestPeriodicTasksListsDeclarationsWithTheirNodesAndLastRun(t *testing.T) {
 	ps := periodicTasks(t, producer)
 	require.Len(t, ps, 3)
 	assert.Equal(t, []string{"flaky", "nightly", "tick"}, []string{ps[0].Name, ps[1].Name, ps[2].Name})
-	both := []string{nodes[0].ID(), nodes[1].ID()}
+	both := []string{nodes[0].Name(), nodes[1].Name()}
 	slices.Sort(both)
-	assert.Equal(t, []string{nodes[0].ID()}, ps[0].Nodes)
+	assert.Equal(t, []string{nodes[0].Name()}, ps[0].Nodes)
 	assert.Equal(t, both, ps[1].Nodes)
 	assert.Equal(t, "0 3 * * *", ps[1].Trigger, "a trigger with String() shows it")
 	assert.Equal(t, "scheduler.TriggerFunc", ps[2].Trigger, "else its type")
@@ -88,7 +88,7 @@ func TestPeriodicTasksListsDeclarationsWithTheirNodesAndLastRun(t *testing.T) {
 	last = periodicTasks(t, producer)[0].LastRun
 	assert.Equal(t, cluster.OutcomeFailed, last.Outcome)
 	assert.Equal(t, "no luck", last.Error)
-	assert.Equal(t, nodes[0].ID(), last.Node)
+	assert.Equal(t, nodes[0].Name(), last.Node)
 
 	// Declarations expire with their nodes.
 	nodes[0].StopNow()

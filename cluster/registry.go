@@ -28,9 +28,10 @@ import (
 
 // Member is one live node as its record in Redis shows it.
 type Member struct {
-	// ID names the node: the stem of its claim tokens, and the name the
-	// rendezvous hashing of preferred claimers uses (Node.ID).
-	ID string
+	// Name names the node (Node.Name): the stem of its claim tokens, the
+	// name the rendezvous hashing of preferred claimers uses, and the
+	// node of RunRecord.Node and Info.Owner.
+	Name string
 	// Host and PID are the machine and the process the node runs in.
 	Host string
 	PID  int
@@ -59,10 +60,6 @@ type Member struct {
 	// the node has stopped: it claims nothing more.
 	Stopping bool
 }
-
-// ID returns the node's ID: its Member.ID, and the stem of its claim
-// tokens. It is random, made by New.
-func (n *Node) ID() string { return n.name }
 
 // memberPrefix and membersIndex name the records' keys and their index.
 func (s store) memberPrefix() string { return s.prefix + ":member:" }
@@ -130,7 +127,7 @@ func (n *Node) recordLocked() []any {
 }
 
 // Members lists the live nodes of the prefix (those whose record has not
-// expired), sorted by ID, from any node, started or not. A node that was
+// expired), sorted by name, from any node, started or not. A node that was
 // never started (one that only schedules) has no record.
 func (n *Node) Members(ctx context.Context) ([]Member, error) {
 	vals, err := listRecordsScript.Run(ctx, n.st.rdb, []string{n.st.membersIndex()}, n.st.memberPrefix()).Slice()
@@ -145,7 +142,7 @@ func (n *Node) Members(ctx context.Context) ([]Member, error) {
 	for id, f := range recs {
 		out = append(out, memberFromHash(id, f))
 	}
-	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -153,7 +150,7 @@ func (n *Node) Members(ctx context.Context) ([]Member, error) {
 // left zero.
 func memberFromHash(id string, f map[string]string) Member {
 	m := Member{
-		ID:          id,
+		Name:        id,
 		Host:        f["host"],
 		PID:         atoi(f["pid"]),
 		Version:     f["version"],

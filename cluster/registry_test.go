@@ -24,7 +24,7 @@ func members(t *testing.T, n *cluster.Node) []cluster.Member {
 
 // member returns the member id among ms, if there.
 func member(ms []cluster.Member, id string) (cluster.Member, bool) {
-	i := slices.IndexFunc(ms, func(m cluster.Member) bool { return m.ID == id })
+	i := slices.IndexFunc(ms, func(m cluster.Member) bool { return m.Name == id })
 	if i < 0 {
 		return cluster.Member{}, false
 	}
@@ -45,11 +45,11 @@ func TestMembersListsStartedNodesWithTheirRecordAndNotProducers(t *testing.T) {
 	start(t, b)
 	ms := members(t, producer)
 	require.Len(t, ms, 2, "the producer never started: no record")
-	want := []string{a.ID(), b.ID()}
+	want := []string{a.Name(), b.Name()}
 	slices.Sort(want)
-	assert.Equal(t, want, []string{ms[0].ID, ms[1].ID}, "sorted by ID")
+	assert.Equal(t, want, []string{ms[0].Name, ms[1].Name}, "sorted by name")
 
-	ma, _ := member(ms, a.ID())
+	ma, _ := member(ms, a.Name())
 	host, _ := os.Hostname()
 	assert.Equal(t, host, ma.Host)
 	assert.Equal(t, os.Getpid(), ma.PID)
@@ -60,7 +60,7 @@ func TestMembersListsStartedNodesWithTheirRecordAndNotProducers(t *testing.T) {
 	assert.WithinDuration(t, before, ma.Started, 2*time.Second)
 	assert.WithinDuration(t, time.Now(), ma.Heartbeat, 2*time.Second)
 	assert.Equal(t, testLease, ma.Expires.Sub(ma.Heartbeat), "the record lives a lease past each renewal")
-	mb, _ := member(ms, b.ID())
+	mb, _ := member(ms, b.Name())
 	assert.Equal(t, []string{"sms"}, mb.Kinds)
 
 	// The running count follows the node at its next renewal.
@@ -68,7 +68,7 @@ func TestMembersListsStartedNodesWithTheirRecordAndNotProducers(t *testing.T) {
 	require.NoError(t, err)
 	recv(t, started, 10*time.Second, "the run on A")
 	waitFor(t, 10*time.Second, "A's record to show its run", func() bool {
-		m, ok := member(members(t, producer), a.ID())
+		m, ok := member(members(t, producer), a.Name())
 		return ok && m.Running == 1
 	})
 }
@@ -91,12 +91,12 @@ func TestStoppingNodeShowsStoppingThenLeaves(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- a.Stop(context.Background()) }()
 	waitFor(t, 10*time.Second, "the record to show stopping", func() bool {
-		m, ok := member(members(t, observer), a.ID())
+		m, ok := member(members(t, observer), a.Name())
 		return ok && m.Stopping
 	})
 	close(release)
 	require.NoError(t, recv(t, stopped, 10*time.Second, "Stop"))
-	_, ok := member(members(t, observer), a.ID())
+	_, ok := member(members(t, observer), a.Name())
 	assert.False(t, ok, "a stopped node's record is removed at once")
 }
 
@@ -120,12 +120,12 @@ func TestStoppingNodeKeepsItsRecordPastALease(t *testing.T) {
 	go func() { stopped <- a.Stop(context.Background()) }()
 	var first cluster.Member
 	waitFor(t, 10*time.Second, "the record to show stopping", func() bool {
-		m, ok := member(members(t, observer), a.ID())
+		m, ok := member(members(t, observer), a.Name())
 		first = m
 		return ok && m.Stopping
 	})
 	waitFor(t, 10*time.Second, "a renewal past the first record's expiry", func() bool {
-		m, ok := member(members(t, observer), a.ID())
+		m, ok := member(members(t, observer), a.Name())
 		require.True(t, ok, "the stopping node's record expired")
 		require.True(t, m.Stopping)
 		return m.Heartbeat.After(first.Expires)
@@ -154,7 +154,7 @@ func TestKilledReplicaRecordExpiresAfterALease(t *testing.T) {
 	waitFor(t, 3*shortLease, "the killed replica's record to expire", func() bool {
 		return len(members(t, observer)) == 0
 	})
-	n, err := rdb.Exists(context.Background(), prefix+":member:"+m.ID).Result()
+	n, err := rdb.Exists(context.Background(), prefix+":member:"+m.Name).Result()
 	require.NoError(t, err)
 	assert.Zero(t, n, "the record's key expired in Redis")
 }
