@@ -104,6 +104,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateReplicaAcks(&cfg, rdb); err != nil {
+		return nil, err
+	}
 	sched, err := scheduler.New(cfg.concurrency,
 		scheduler.WithClock(cfg.clock),
 		scheduler.WithLogger(cfg.logger),
