@@ -98,3 +98,16 @@ func BenchmarkNoObserverHooks(b *testing.B) {
 		obs.recorded(n, OutcomeSucceeded, "done", nil)
 	}
 }
+
+// TestRunHookReturningNilKeepsTheHandlersCtx: a Run hook that returns nil
+// leaves the handler its own ctx rather than a nil one.
+func TestRunHookReturningNilKeepsTheHandlersCtx(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.observer.Run = func(context.Context, Task, map[string]string) context.Context { return nil }
+	n := &Node{cfg: cfg}
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "handler's")
+	if got := n.observeRun(ctx, Task{ID: "id"}, "").ctx; got != ctx {
+		t.Fatalf("handler's ctx %v, want %v", got, ctx)
+	}
+}
