@@ -54,7 +54,7 @@ const (
 	// one wake-up. It bounds the wake-ups at 1/preciseGap per second
 	// whatever the task rate, at a cost of up to preciseGap of lateness
 	// for tasks due that close to the previous ones.
-	preciseGap = 40 * time.Microsecond
+	preciseGap = 60 * time.Microsecond
 	// preciseSpin is the longest wait the fine waiter spins instead of
 	// sleeping: shorter than a sleep's own wake-up latency on a VM, and
 	// cheaper in CPU than the wake-up.
@@ -91,7 +91,7 @@ const (
 //
 // The costs, which are why it is opt-in:
 //
-//   - CPU: a wake-up per distinct due time, at most one per 40 µs, instead
+//   - CPU: a wake-up per distinct due time, at most one per 60 µs, instead
 //     of one per millisecond tick. A wake-up is a context switch and three
 //     system calls, tens of microseconds of CPU on a VM, so a scheduler
 //     running 100,000 short tasks a second uses more CPU than the default
