@@ -55,8 +55,16 @@
 //   - prefix:dead, a sorted set of dead IDs scored by time of death;
 //   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
-//   - prefix:nodes, a sorted set of the live nodes scored by membership
-//     expiry;
+//   - prefix:nodes, a sorted set of the live nodes that claim, scored by
+//     membership expiry;
+//   - prefix:member:<id>, a hash per started node (host, pid, version,
+//     start, heartbeat, counts, kinds, stopping), expiring a lease after
+//     its last renewal, indexed by the sorted set prefix:members
+//     (Node.Members);
+//   - prefix:periodic:<name>, a hash per declared periodic task (trigger,
+//     next time, last run), expiring a lease after its last declaring
+//     node's renewal, indexed by the sorted set prefix:periodic
+//     (Node.PeriodicTasks);
 //   - prefix:events, a pub/sub channel.
 //
 // Every change of state is a Lua script, kept beside the Go function that
@@ -129,6 +137,16 @@
 //     misses its check-in are recovered. Those are the same roles as our
 //     claim script, heartbeat and reaper, with a database lock in place of
 //     Lua's atomicity.
+//
+// # Observing
+//
+// WithObserver installs an Observer: functions told of every task stored
+// and claim won, of each run's start and end (outcome, duration, whether
+// the task went dead) and of each script's Redis latency, with metadata
+// (a trace context) stored with a task and handed to its runs. Node.Stats
+// gives what the node holds in memory. The otelcluster module builds
+// OpenTelemetry metrics and spans on them; without an observer they cost
+// nothing.
 //
 // # Redis
 //

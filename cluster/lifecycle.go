@@ -15,6 +15,7 @@ func (n *Node) Start(ctx context.Context) error {
 		return ErrStopped
 	}
 	n.state = stateStarted
+	n.started = n.cfg.clock.Now()
 	n.mu.Unlock()
 	if err := n.st.loadScripts(ctx); err != nil {
 		n.abortStart()
@@ -59,9 +60,9 @@ func (n *Node) Stop(ctx context.Context) error {
 	if !n.beginStop() {
 		return nil
 	}
+	n.announceStopping()
 	n.bgCancel()
 	n.bg.Wait()
-	n.leave()
 	n.sched.Shutdown()
 	err := n.sched.AwaitTermination(ctx)
 	if err != nil {
@@ -81,10 +82,10 @@ func (n *Node) StopNow() {
 	if !n.beginStop() {
 		return
 	}
+	n.announceStopping()
 	n.runCancel(errKilled)
 	n.bgCancel()
 	n.bg.Wait()
-	n.leave()
 	n.sched.ShutdownNow()
 	_ = n.sched.AwaitTermination(context.Background())
 	n.endStop()
@@ -109,13 +110,33 @@ func (n *Node) beginStop() bool {
 	return state == stateStarted
 }
 
-// endStop ends the heartbeat once no run is left, and waits for the Redis
-// calls on the lease path that missed their deadline to return.
+// announceStopping marks the node's record stopping and takes the node out
+// of the claimers at once, so that the others stop deferring to it, and
+// keeps the record renewed until endStop removes it.
+func (n *Node) announceStopping() {
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease/4)
+	n.refreshMembers(ctx)
+	cancel()
+	reg, regCancel := context.WithCancel(context.Background())
+	n.regCancel = regCancel
+	n.reg.Add(1)
+	go func() {
+		defer n.reg.Done()
+		every(reg, n.cfg.lease/4, nil, func() { n.refreshMembers(reg) })
+	}()
+}
+
+// endStop ends the heartbeat once no run is left, waits for the Redis
+// calls on the lease path that missed their deadline to return, and
+// removes the node's membership and record.
 func (n *Node) endStop() {
 	n.hbCancel()
 	n.hb.Wait()
 	n.runCancel(errKilled)
 	n.calls.Wait()
+	n.regCancel()
+	n.reg.Wait()
+	n.leave()
 	n.mu.Lock()
 	n.state = stateStopped
 	clear(n.loaded)

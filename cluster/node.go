@@ -30,19 +30,23 @@ type Node struct {
 	seq   atomic.Uint64 // numbers the claim tokens
 	sched *scheduler.Scheduler
 
-	// mu guards state, handlers, periodics, loaded, running (and each
-	// run's expires), more, members, offset and renewed. It is never held across a call
-	// into sched, Redis or a handler.
-	mu        sync.Mutex
-	state     nodeState
-	handlers  map[string]kindHandler
-	periodics []*periodic
-	loaded    map[string]*entry // tasks in the window waiting in sched, by ID
-	running   map[string]*run   // tasks this node holds a claim on, by ID
-	more      bool              // the last sweep stopped at the load limit
-	members   []string          // live nodes as last read, sorted
-	offset    time.Duration     // Redis's clock minus the node's, as last measured
-	renewed   time.Time         // when the membership was last renewed (Health)
+	// mu guards state, handlers, periodics, loaded (and each entry's
+	// ready), running (and each run's expires), more, members,
+	// liveKinds, liveKindsKnown, offset, renewed and started. It is
+	// never held across a call into sched, Redis or a handler.
+	mu             sync.Mutex
+	state          nodeState
+	handlers       map[string]kindHandler
+	periodics      []*periodic
+	loaded         map[string]*entry // tasks in the window waiting in sched, by ID
+	running        map[string]*run   // tasks this node holds a claim on, by ID
+	more           bool              // the last sweep stopped at the load limit
+	members        []string          // live claimers as last read, sorted
+	liveKinds      map[string]bool   // the kinds the live claimers handle, as last read
+	liveKindsKnown bool              // every live claimer had a record with its kinds
+	offset         time.Duration     // Redis's clock minus the node's, as last measured
+	renewed        time.Time         // when the membership was last renewed (Health)
+	started        time.Time         // when Start was called (the record's Started)
 
 	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel context.CancelCauseFunc
@@ -51,6 +55,8 @@ type Node struct {
 	hbCancel  context.CancelFunc // ends the heartbeat loop
 	hb        sync.WaitGroup     // the heartbeat loop
 	kick      chan struct{}      // asks the sweep loop for a sweep now
+	regCancel context.CancelFunc // ends the record's renewal while stopping
+	reg       sync.WaitGroup     // the record's renewal while stopping
 	calls     sync.WaitGroup     // Redis calls on the lease path still running (bounded)
 }
 
@@ -72,8 +78,12 @@ const (
 // entry is a task of the window, waiting in the node's scheduler. Its
 // identity (the pointer) tells a current entry from a replaced one.
 type entry struct {
-	due int64                     // µs; the claim expects the task due no later than this
-	fut scheduler.ScheduledFuture // set once scheduled; guarded by Node.mu
+	kind string
+	due  int64                     // µs; the claim expects the task due no later than this
+	fut  scheduler.ScheduledFuture // set once scheduled; guarded by Node.mu
+	// ready is set once the entry is due and waits for a free worker
+	// or for its kind's limit; guarded by Node.mu.
+	ready bool
 }
 
 // New returns a Node that keeps its tasks in rdb (a *redis.Client, a
@@ -92,6 +102,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		o.apply(&cfg)
 	}
 	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateReplicaAcks(&cfg, rdb); err != nil {
 		return nil, err
 	}
 	sched, err := scheduler.New(cfg.concurrency,

@@ -307,6 +307,9 @@ var scriptNames = map[string]string{
 	trimScript.Hash():     "trim",
 	pauseScript.Hash():    "pause",
 	resumeScript.Hash():   "resume",
+
+	listRecordsScript.Hash(): "records",
+	periodicRunScript.Hash(): "periodic run",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the

@@ -50,6 +50,10 @@ type config struct {
 	strictKinds bool // Schedule refuses a kind this node does not handle
 	observer    Observer
 	keepDone    keepDone
+	// replicaAcks replicas must acknowledge a Schedule or Cancel within
+	// replicaTimeout (WithReplicaAcks); 0 waits for none.
+	replicaAcks    int
+	replicaTimeout time.Duration
 }
 
 // handleConfig holds the settings of one kind.
@@ -70,7 +74,7 @@ const DefaultMaxLostRuns = 25
 
 func defaultConfig() config {
 	return config{
-		prefix:      "{scheduler}",
+		prefix:      DefaultPrefix,
 		clock:       scheduler.SystemClock(),
 		concurrency: 16,
 		window:      time.Minute,
@@ -136,7 +140,12 @@ func (c *config) validate() error {
 	return c.keepDone.validate()
 }
 
-// WithPrefix sets the prefix of every Redis key (default "{scheduler}").
+// DefaultPrefix is the prefix of every Redis key of a node made without
+// WithPrefix.
+const DefaultPrefix = "{scheduler}"
+
+// WithPrefix sets the prefix of every Redis key (default DefaultPrefix,
+// "{scheduler}").
 // Keep a hash tag ({...}) in it: the scripts touch several keys at once, and
 // the tag keeps them in one slot of a Redis Cluster. Nodes sharing a prefix
 // share their tasks.

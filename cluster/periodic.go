@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -25,6 +26,11 @@ const maxOccurrencesPerSweep = 1000
 type periodic struct {
 	name string
 	trig scheduler.Trigger
+	// trigMu serializes the calls of trig.Next: the sweep stores the
+	// occurrences, the membership renewal and the runs write the next
+	// time to the registry, and a Trigger need not be safe for
+	// concurrent use.
+	trigMu sync.Mutex
 	// last is the latest occurrence stored by this node; only the sweep
 	// loop reads and writes it.
 	last time.Time
@@ -38,6 +44,9 @@ type periodic struct {
 // a restart; occurrences that fell while no node was running are not made
 // up (Quartz's misfire "do nothing"). A failed run is retried with backoff
 // like any task, and may then overlap the next occurrence.
+//
+// While the node runs, the declaration (name, trigger, next time) and the
+// last run of an occurrence are kept in Redis for Node.PeriodicTasks.
 //
 // Declare it before Start. A nil trigger or handler, a name with white
 // space or longer than 200 bytes, a name already declared, a nil option or
@@ -69,6 +78,13 @@ func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...
 	return nil
 }
 
+// next returns the trigger's first time after t.
+func (p *periodic) next(t time.Time) time.Time {
+	p.trigMu.Lock()
+	defer p.trigMu.Unlock()
+	return p.trig.Next(t)
+}
+
 // periodicKind is the kind of a periodic task's occurrences.
 func periodicKind(name string) string { return "@" + name }
 
@@ -92,7 +108,7 @@ func (n *Node) createOccurrences(ctx context.Context) {
 			from = now
 		}
 		for range maxOccurrencesPerSweep {
-			due := p.trig.Next(from)
+			due := p.next(from)
 			if due.IsZero() || due.After(until) {
 				break
 			}

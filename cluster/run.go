@@ -52,6 +52,7 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if limit == 0 {
 		limit = n.cfg.taskTimeout
 	}
+	started := n.now()
 	var watchdog *time.Timer
 	abandoned := make(chan struct{})
 	if limit > 0 {
@@ -62,7 +63,9 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 			defer close(abandoned)
 			n.cfg.logger.Warn("cluster: run: handler still running past its time limit and grace; its attempt is recorded as failed",
 				"id", id, "kind", c.kind, "limit", limit)
-			obs.recorded(n, OutcomeTimedOut, n.fail(id, token, c, timeout, n.forget(id, r)), timeout)
+			res := n.fail(id, token, c, timeout, n.forget(id, r))
+			obs.recorded(n, OutcomeTimedOut, res, timeout)
+			n.notePeriodicRun(c, started, recordedOutcome(OutcomeTimedOut, res), timeout)
 		})
 	}
 
@@ -79,25 +82,48 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if ctx.Err() == nil {
 		cause = nil
 	}
+	var (
+		out   Outcome
+		err   error
+		res   string // the answer of the script that recorded the outcome
+		wrote bool   // the outcome was written (res is the script's answer)
+	)
 	switch {
 	case errors.Is(cause, errLeaseLost):
 		// Reaped or canceled meanwhile: the task is no longer ours to
 		// complete or retry.
 		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
-		obs.ended(n, lostOutcome(cause), runErr)
+		out, err = lostOutcome(cause), runErr
 	case runErr == nil:
-		obs.recorded(n, OutcomeSucceeded, n.complete(id, token, expires), nil)
+		res, wrote = n.complete(id, token, expires), true
+		out = OutcomeSucceeded
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
-		obs.ended(n, OutcomeLost, runErr)
+		out, err = OutcomeLost, runErr
 	case errors.Is(cause, errHandBack):
 		n.release(id, token, expires)
-		obs.ended(n, OutcomeHandedBack, runErr)
+		out, err = OutcomeHandedBack, runErr
 	case errors.Is(cause, ErrTaskTimeout):
-		obs.recorded(n, OutcomeTimedOut, n.fail(id, token, c, cause, expires), cause)
+		res, wrote = n.fail(id, token, c, cause, expires), true
+		out, err = OutcomeTimedOut, cause
 	default:
-		obs.recorded(n, OutcomeFailed, n.fail(id, token, c, runErr, expires), runErr)
+		res, wrote = n.fail(id, token, c, runErr, expires), true
+		out, err = OutcomeFailed, runErr
 	}
+	if wrote {
+		obs.recorded(n, out, res, err)
+		out = recordedOutcome(out, res)
+	} else {
+		obs.ended(n, out, err)
+	}
+	n.notePeriodicRun(c, started, out, err)
+}
+
+// now is the node's clock corrected by its offset from Redis's.
+func (n *Node) now() time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nowLocked()
 }
 
 // forget stops renewing r's lease and returns its expiry as last known.

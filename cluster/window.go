@@ -56,7 +56,7 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	if old != nil {
 		oldFut = old.fut
 	}
-	e := &entry{due: due}
+	e := &entry{kind: kind, due: due}
 	n.loaded[id] = e
 	if wait < 0 {
 		wait = time.UnixMicro(due).Sub(now)

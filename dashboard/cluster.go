@@ -24,7 +24,7 @@ const clusterTimeout = 5 * time.Second
 const recentFailures = 10
 
 // states are the states a listing can show, in the tabs' order.
-var states = []cluster.State{cluster.Pending, cluster.Running, cluster.Dead}
+var states = []cluster.State{cluster.Pending, cluster.Running, cluster.Dead, cluster.Done}
 
 func (h *Handler) routeCluster() {
 	h.mux.Handle("GET /cluster", relativeRedirect("cluster/"))
@@ -50,10 +50,11 @@ func (h *Handler) clusterError(w http.ResponseWriter, r *http.Request, err error
 	h.renderStatus(w, r, code, "error", "Error", err.Error(), "")
 }
 
-// clusterOverviewData is the cluster overview: counts by state and the
-// latest dead tasks.
+// clusterOverviewData is the cluster overview: counts by state, in all and
+// by kind, and the latest dead tasks.
 type clusterOverviewData struct {
 	Counts   cluster.Counts
+	Kinds    []cluster.KindCounts
 	Failures []cluster.Info
 	More     bool // there are more dead tasks than listed
 }
@@ -61,7 +62,7 @@ type clusterOverviewData struct {
 func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := clusterContext(r)
 	defer cancel()
-	counts, err := h.cfg.node.Counts(ctx)
+	counts, kinds, err := h.cfg.node.CountsByKind(ctx)
 	if err != nil {
 		h.clusterError(w, r, err)
 		return
@@ -71,13 +72,14 @@ func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
 		h.clusterError(w, r, err)
 		return
 	}
-	d := clusterOverviewData{Counts: counts, Failures: dead.Tasks, More: dead.Next != ""}
+	d := clusterOverviewData{Counts: counts, Kinds: kinds, Failures: dead.Tasks, More: dead.Next != ""}
 	h.render(w, r, "cluster", "Cluster", d, r.URL.Query().Get("msg"))
 }
 
-// clusterTasksData is one page of a listing by state.
+// clusterTasksData is one page of a listing by state, and kind if given.
 type clusterTasksData struct {
 	State  cluster.State
+	Kind   string // "" for every kind
 	States []cluster.State
 	Limit  int
 	Cursor string // the page's own cursor, "" for the first
@@ -98,12 +100,13 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := clusterContext(r)
 	defer cancel()
-	page, err := h.cfg.node.List(ctx, cluster.ListQuery{State: state, Cursor: q.Get("cursor"), Limit: limit})
+	kind := strings.TrimSpace(q.Get("kind"))
+	page, err := h.cfg.node.List(ctx, cluster.ListQuery{State: state, Kind: kind, Cursor: q.Get("cursor"), Limit: limit})
 	if err != nil {
 		h.clusterError(w, r, err)
 		return
 	}
-	d := clusterTasksData{State: state, States: states, Limit: limit, Cursor: q.Get("cursor"), Tasks: page.Tasks, Next: page.Next}
+	d := clusterTasksData{State: state, Kind: kind, States: states, Limit: limit, Cursor: q.Get("cursor"), Tasks: page.Tasks, Next: page.Next}
 	h.render(w, r, "cluster_tasks", "Tasks", d, q.Get("msg"))
 }
 

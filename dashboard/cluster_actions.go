@@ -50,6 +50,33 @@ func (h *Handler) routeClusterActions() {
 	h.mux.HandleFunc("POST /cluster/delete", h.taskAction("delete", func(r *http.Request, id string) (string, error) {
 		return "deleted", h.cfg.node.Delete(r.Context(), id)
 	}))
+	h.mux.HandleFunc("POST /cluster/pause", h.kindAction("pause", func(r *http.Request, kind string) error {
+		return h.cfg.node.Pause(r.Context(), kind)
+	}))
+	h.mux.HandleFunc("POST /cluster/resume", h.kindAction("resume", func(r *http.Request, kind string) error {
+		return h.cfg.node.Resume(r.Context(), kind)
+	}))
+}
+
+// kindAction is the handler of an action on a kind, the form's kind
+// (asynqmon's and River UI's pause and resume of a queue): it checks the
+// token, calls act and sends the browser back to the cluster overview
+// with a message. An invalid kind is a 400, a store that fails the error
+// page.
+func (h *Handler) kindAction(what string, act func(r *http.Request, kind string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !h.allowAction(w, r) {
+			return
+		}
+		kind := strings.TrimSpace(r.PostFormValue("kind"))
+		ctx, cancel := clusterContext(r)
+		defer cancel()
+		if err := act(r.WithContext(ctx), kind); err != nil {
+			h.clusterError(w, r, err)
+			return
+		}
+		seeOther(w, "./?msg="+urlQueryEscape("kind "+kind+" "+what+"d"))
+	}
 }
 
 // taskAction is the handler of an action on one task, the form's id: it

@@ -155,7 +155,7 @@ func TestClusterTaskPageShowsTheTaskAndItsLastError(t *testing.T) {
 		t.Fatalf("GET task: %d", code)
 	}
 	mustContain(t, body,
-		`<td id="state">dead</td>`, `<td id="kind">resize</td>`,
+		`<span id="state">dead</span>`, `<a href="tasks?state=dead&amp;kind=resize">resize</a>`,
 		fmt.Sprintf(`<td id="attempt">%d (retry limit %d)</td>`, info.Attempt, info.MaxRetries),
 		`<pre class="error" id="last-error">decoder failed</pre>`,
 		`<pre id="stack">goroutine 7 [running]:`+"\n"+`main.resize()</pre>`,
@@ -287,7 +287,7 @@ func TestClusterActionsChangeTheStore(t *testing.T) {
 	if _, ok := getInfo(t, node, toCancel); ok {
 		t.Error("the canceled task is still stored")
 	}
-	if code, body := postAction(t, srv, token, "retry", url.Values{"id": {toRetry}}); code != http.StatusSeeOther || !strings.Contains(body, `<td id="state">pending</td>`) {
+	if code, body := postAction(t, srv, token, "retry", url.Values{"id": {toRetry}}); code != http.StatusSeeOther || !strings.Contains(body, `<span id="state">pending</span>`) {
 		t.Errorf("retry: %d %q", code, body)
 	}
 	if info, _ := getInfo(t, node, toRetry); info.State != cluster.Pending || info.Attempt != 0 {
@@ -319,8 +319,8 @@ func TestClusterActionsNeedTheTokenAndAreOffWhenReadOnly(t *testing.T) {
 	id := scheduleAt(t, node, "email", "", time.Now().Add(time.Hour))
 	srv := serveCluster(t, node)
 	for _, token := range []string{"", strings.Repeat("0", 64)} {
-		for _, action := range []string{"run-now", "reschedule", "cancel", "retry", "delete"} {
-			if resp := post(t, srv+"/cluster/"+action, url.Values{"csrf": {token}, "id": {id}, "at": {"2030-01-01T00:00:00"}}); resp.StatusCode != http.StatusForbidden {
+		for _, action := range []string{"run-now", "reschedule", "cancel", "retry", "delete", "pause", "resume"} {
+			if resp := post(t, srv+"/cluster/"+action, url.Values{"csrf": {token}, "id": {id}, "at": {"2030-01-01T00:00:00"}, "kind": {"email"}}); resp.StatusCode != http.StatusForbidden {
 				t.Errorf("%s with token %q: %d, want 403", action, token, resp.StatusCode)
 			}
 		}
@@ -331,7 +331,7 @@ func TestClusterActionsNeedTheTokenAndAreOffWhenReadOnly(t *testing.T) {
 
 	ro := serveCluster(t, node, dashboard.ReadOnly())
 	_, body := get(t, ro+"/cluster/task?id="+id)
-	mustContain(t, body, "read-only", `<td id="state">pending</td>`)
+	mustContain(t, body, "read-only", `<span id="state">pending</span>`)
 	if strings.Contains(body, `method="post"`) {
 		t.Error("a read-only task page has an action form")
 	}
@@ -340,6 +340,9 @@ func TestClusterActionsNeedTheTokenAndAreOffWhenReadOnly(t *testing.T) {
 	}
 	if _, ok := getInfo(t, node, id); !ok {
 		t.Error("the task was canceled without the token or on a read-only dashboard")
+	}
+	if paused, err := node.PausedKinds(context.Background()); err != nil || len(paused) > 0 {
+		t.Errorf("paused kinds %v (%v) after refused pauses", paused, err)
 	}
 }
 

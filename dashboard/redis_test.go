@@ -96,33 +96,60 @@ func newNode(t *testing.T, rdb *redis.Client) *cluster.Node {
 	return n
 }
 
-// killTasks makes the tasks of kind dead: a worker node on rdb fails each
-// of the n runs it is given with no retry left, then stops, which waits
-// for the failures to be written.
-func killTasks(t *testing.T, rdb *redis.Client, kind string, n int, errText string) {
+// startWorker starts a node on rdb that runs the tasks of kind with h,
+// with opts; it is stopped (gracefully) when t ends, if not before.
+func startWorker(t *testing.T, rdb *redis.Client, kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
 	t.Helper()
 	// The worker's log of each dead task is expected here, not news.
 	quiet := slog.New(slog.DiscardHandler)
-	worker, err := cluster.New(rdb, cluster.WithLease(2*time.Second), cluster.WithSweepInterval(100*time.Millisecond), cluster.WithLogger(quiet))
+	opts = append([]cluster.Option{cluster.WithLease(2 * time.Second), cluster.WithSweepInterval(100 * time.Millisecond), cluster.WithLogger(quiet)}, opts...)
+	worker, err := cluster.New(rdb, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran := make(chan struct{}, n)
-	if err := worker.Handle(kind, func(context.Context, cluster.Task) error {
-		ran <- struct{}{}
-		return errors.New(errText)
-	}); err != nil {
+	if err := worker.Handle(kind, h); err != nil {
 		t.Fatal(err)
 	}
 	if err := worker.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for range n {
-		<-ran
-	}
+	t.Cleanup(func() { stopWorker(t, worker) })
+	return worker
+}
+
+// stopWorker stops worker, which waits for its runs' outcomes to be
+// written.
+func stopWorker(t *testing.T, worker *cluster.Node) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := worker.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runTasks runs n tasks of kind on a worker node with opts, each failing
+// with errText ("" for success), and stops the worker once they ran: their
+// outcomes are written then. Tasks scheduled with no retry left end dead.
+func runTasks(t *testing.T, rdb *redis.Client, kind string, n int, errText string, opts ...cluster.Option) {
+	t.Helper()
+	ran := make(chan struct{}, n)
+	worker := startWorker(t, rdb, kind, func(context.Context, cluster.Task) error {
+		ran <- struct{}{}
+		if errText != "" {
+			return errors.New(errText)
+		}
+		return nil
+	}, opts...)
+	for range n {
+		<-ran
+	}
+	stopWorker(t, worker)
+}
+
+// killTasks makes n tasks of kind, scheduled with no retry left, dead with
+// errText.
+func killTasks(t *testing.T, rdb *redis.Client, kind string, n int, errText string) {
+	t.Helper()
+	runTasks(t, rdb, kind, n, errText)
 }

@@ -1,0 +1,188 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The periodic registry: every started node writes the periodic tasks it
+// declares (prefix:periodic:<name>, indexed by prefix:periodic) with its
+// membership renewal, so the declaration lives as long as one of its
+// declaring nodes does and expires a lease after the last one stopped
+// renewing it. After each run of an occurrence the node that ran it
+// records that run there. Node.PeriodicTasks lists them: asynq's
+// Inspector.SchedulerEntries (written by its PeriodicTaskManager), River's
+// periodic jobs as its leader sees them.
+
+// PeriodicInfo is one declared periodic task as the registry shows it.
+type PeriodicInfo struct {
+	// Name is the name given to Node.Periodic; its occurrences' kind is
+	// "@" + Name.
+	Name string
+	// Trigger describes the trigger: its String() if it has one (a
+	// *cron.Schedule gives its spec), else its Go type.
+	Trigger string
+	// Next is the trigger's next time after the last renewal (or run),
+	// the zero Time if the trigger has no more.
+	Next time.Time
+	// Nodes are the names of the live nodes declaring it (Node.Name),
+	// sorted.
+	Nodes []string
+	// LastRun is the last run of an occurrence recorded while the
+	// declaration lived, or nil if none.
+	LastRun *PeriodicRun
+}
+
+// PeriodicRun is one run of a periodic task's occurrence.
+type PeriodicRun struct {
+	// Node is the name of the node that ran it (Node.Name).
+	Node string
+	// Due is the occurrence's due time (its Task.Due).
+	Due time.Time
+	// Started and Ended are when the handler was called and when its
+	// outcome was recorded, by the running node's clock corrected by its
+	// offset from Redis's.
+	Started, Ended time.Time
+	// Outcome is how the run ended, as Observer.Ended reports it:
+	// OutcomeSucceeded, OutcomeFailed, OutcomeTimedOut, OutcomeLost
+	// (its lease was lost, its outcome could not be written, or StopNow
+	// left it to its lease), OutcomeCanceled or OutcomeHandedBack.
+	Outcome Outcome
+	// Error is the handler's error, or "" for a completed run.
+	Error string
+}
+
+// recordedOutcome is the outcome of a run whose outcome out was written
+// with the script's answer res: "lost" (the node no longer held the task)
+// or "" (nothing could be written) loses the run.
+func recordedOutcome(out Outcome, res string) Outcome {
+	if res == "lost" || res == "" {
+		return OutcomeLost
+	}
+	return out
+}
+
+func (s store) periodicPrefix() string { return s.prefix + ":periodic:" }
+func (s store) periodicIndex() string  { return s.prefix + ":periodic" }
+
+// periodicDecl is a periodic task as a node declares it in the registry.
+type periodicDecl struct {
+	name, trigger string
+	next          string // µs, or "" when the trigger has no more times
+}
+
+// declarations returns the declarations of ps at now.
+func declarations(ps []*periodic, now time.Time) []periodicDecl {
+	out := make([]periodicDecl, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, periodicDecl{name: p.name, trigger: triggerText(p), next: microsText(p.next(now))})
+	}
+	return out
+}
+
+// triggerText describes p's trigger: its String() if it has one, else its
+// Go type.
+func triggerText(p *periodic) string {
+	if s, ok := p.trig.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%T", p.trig)
+}
+
+// microsText writes t in the store's unit, "" for the zero Time.
+func microsText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(t.UnixMicro(), 10)
+}
+
+// PeriodicTasks lists the periodic tasks declared by live nodes of the
+// prefix, sorted by name, with the last run of each, from any node,
+// started or not.
+func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
+	vals, err := listRecordsScript.Run(ctx, n.st.rdb, []string{n.st.periodicIndex()}, n.st.periodicPrefix()).Slice()
+	if err != nil {
+		return nil, failed("periodic tasks", err)
+	}
+	recs, err := records(vals)
+	if err != nil {
+		return nil, failed("periodic tasks", err)
+	}
+	members, err := n.Members(ctx)
+	if err != nil {
+		return nil, failed("periodic tasks", err)
+	}
+	out := make([]PeriodicInfo, 0, len(recs))
+	for name, f := range recs {
+		p := PeriodicInfo{Name: name, Trigger: f["trigger"], Next: timeField(f["next"]), Nodes: []string{}}
+		for _, m := range members {
+			if slices.Contains(m.Kinds, periodicKind(name)) {
+				p.Nodes = append(p.Nodes, m.Name)
+			}
+		}
+		if f["last_node"] != "" {
+			p.LastRun = &PeriodicRun{
+				Node:    f["last_node"],
+				Due:     timeField(f["last_due"]),
+				Started: timeField(f["last_started"]),
+				Ended:   timeField(f["last_ended"]),
+				Outcome: Outcome(f["last_outcome"]),
+				Error:   f["last_error"],
+			}
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b PeriodicInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// notePeriodicRun records a run of the occurrence id of a periodic task in
+// the registry; a failure to write is logged, and the run is not affected.
+func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome, runErr error) {
+	name, ok := strings.CutPrefix(c.kind, "@")
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	var p *periodic
+	for _, q := range n.periodics {
+		if q.name == name {
+			p = q
+		}
+	}
+	ended := n.nowLocked()
+	n.mu.Unlock()
+	if p == nil {
+		return
+	}
+	msg := ""
+	if runErr != nil {
+		msg = runErr.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease/4)
+	defer cancel()
+	err := periodicRunScript.Run(ctx, n.st.rdb, []string{n.st.periodicPrefix() + name},
+		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), string(outcome), msg,
+		microsText(p.next(ended))).Err()
+	if err != nil {
+		n.cfg.logger.Warn("cluster: periodic: recording a run failed", "name", name, "err", err)
+	}
+}
+
+// periodicRunScript records the last run of a declared periodic task and
+// its trigger's next time; a declaration that expired meanwhile is not
+// written back. KEYS: the declaration. ARGV: node, due, started, ended,
+// outcome, error, next. Returns 1 if recorded.
+var periodicRunScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'last_node', ARGV[1], 'last_due', ARGV[2], 'last_started', ARGV[3],
+  'last_ended', ARGV[4], 'last_outcome', ARGV[5], 'last_error', ARGV[6], 'next', ARGV[7])
+return 1
+`)

@@ -1,0 +1,224 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The member registry: every started node keeps a record of itself in
+// Redis (prefix:member:<id>, indexed by prefix:members), renewed with its
+// membership every quarter lease and expiring a lease after its last
+// renewal, so a node killed without a word leaves nothing behind for
+// longer than a lease. Node.Members lists the live records. It is asynq's
+// Inspector.Servers and River's producers table; Quartz keeps the same
+// facts in QRTZ_SCHEDULER_STATE.
+//
+// The record and the claimers' set (prefix:nodes, the rendezvous hashing
+// of members.go) use the same ID. A stopping node leaves the claimers' set
+// at once but keeps its record, marked stopping, until it has stopped.
+
+// Member is one live node as its record in Redis shows it.
+type Member struct {
+	// Name names the node (Node.Name): the stem of its claim tokens, the
+	// name the rendezvous hashing of preferred claimers uses, and the
+	// node of RunRecord.Node and Info.Owner.
+	Name string
+	// Host and PID are the machine and the process the node runs in.
+	Host string
+	PID  int
+	// Version is the version of the cluster module the node was built
+	// with, as the Go toolchain recorded it ("(devel)" for a build of
+	// the module itself or inside a workspace).
+	Version string
+	// Started is when the node started, by its own clock corrected by
+	// its offset from Redis's.
+	Started time.Time
+	// Heartbeat is when the node last renewed its record, and Expires
+	// when the record goes unless renewed again, both by Redis's clock.
+	Heartbeat, Expires time.Time
+	// Concurrency is the node's number of workers (WithConcurrency).
+	Concurrency int
+	// Running counts the tasks the node held a claim on at its last
+	// renewal; Windowed the tasks of its window (due within WithWindow,
+	// waiting in memory), Waiting those of them already due and
+	// waiting for a free worker or for their kind's limit
+	// (WithKindConcurrency).
+	Running, Windowed, Waiting int
+	// Kinds are the kinds the node handles, sorted; a periodic task
+	// declared with Node.Periodic appears as "@" + its name.
+	Kinds []string
+	// Stopping is true from the moment Stop or StopNow was called until
+	// the node has stopped: it claims nothing more.
+	Stopping bool
+}
+
+// memberPrefix and membersIndex name the records' keys and their index.
+func (s store) memberPrefix() string { return s.prefix + ":member:" }
+func (s store) membersIndex() string { return s.prefix + ":members" }
+
+// moduleVersion is the version of this module in the running binary.
+var moduleVersion = sync.OnceValue(func() string {
+	const path = "github.com/go-stpe/scheduler/cluster"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if bi.Main.Path == path {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return "(devel)"
+})
+
+// hostName is the machine's name, or "" when the system does not tell.
+var hostName = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
+
+// recordLocked returns the fields of this node's record as they are now,
+// except its heartbeat and expiry, which the script stamps. n.mu must be
+// held.
+func (n *Node) recordLocked() []any {
+	kinds := make([]string, 0, len(n.handlers))
+	for k := range n.handlers {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	waiting := 0
+	for _, e := range n.loaded {
+		if e.ready {
+			waiting++
+		}
+	}
+	stopping := "0"
+	if n.state != stateStarted {
+		stopping = "1"
+	}
+	return []any{
+		"host", hostName(),
+		"pid", strconv.Itoa(os.Getpid()),
+		"version", moduleVersion(),
+		"started", strconv.FormatInt(n.started.UnixMicro(), 10),
+		"concurrency", strconv.Itoa(n.cfg.concurrency),
+		"running", strconv.Itoa(len(n.running)),
+		"windowed", strconv.Itoa(len(n.loaded)),
+		"waiting", strconv.Itoa(waiting),
+		// Kinds hold no white space (validKind).
+		"kinds", strings.Join(kinds, " "),
+		"stopping", stopping,
+	}
+}
+
+// Members lists the live nodes of the prefix (those whose record has not
+// expired), sorted by name, from any node, started or not. A node that was
+// never started (one that only schedules) has no record.
+func (n *Node) Members(ctx context.Context) ([]Member, error) {
+	vals, err := listRecordsScript.Run(ctx, n.st.rdb, []string{n.st.membersIndex()}, n.st.memberPrefix()).Slice()
+	if err != nil {
+		return nil, failed("members", err)
+	}
+	recs, err := records(vals)
+	if err != nil {
+		return nil, failed("members", err)
+	}
+	out := make([]Member, 0, len(recs))
+	for id, f := range recs {
+		out = append(out, memberFromHash(id, f))
+	}
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// memberFromHash reads a record's fields; a field that does not parse is
+// left zero.
+func memberFromHash(id string, f map[string]string) Member {
+	m := Member{
+		Name:        id,
+		Host:        f["host"],
+		PID:         atoi(f["pid"]),
+		Version:     f["version"],
+		Started:     timeField(f["started"]),
+		Heartbeat:   timeField(f["heartbeat"]),
+		Expires:     timeField(f["expires"]),
+		Concurrency: atoi(f["concurrency"]),
+		Running:     atoi(f["running"]),
+		Windowed:    atoi(f["windowed"]),
+		Waiting:     atoi(f["waiting"]),
+		Kinds:       strings.Fields(f["kinds"]),
+		Stopping:    f["stopping"] == "1",
+	}
+	return m
+}
+
+// atoi is strconv.Atoi with 0 for a field that does not parse.
+func atoi(s string) int {
+	v, _ := strconv.Atoi(s)
+	return v
+}
+
+// timeField reads a time the store wrote (µs since the epoch); the zero Time
+// for a field that is missing or does not parse.
+func timeField(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	us, err := parseMicros(s)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMicro(us)
+}
+
+// listRecordsScript reads the records of an index: the names whose score
+// (their expiry, µs) is still ahead of Redis's clock, each with its hash.
+// KEYS: index. ARGV: record key prefix. Returns name, {field, value, ...}
+// pairs; a name whose hash is gone is left out.
+var listRecordsScript = redis.NewScript(luaNow + `
+local names = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now(), '+inf')
+local out = {}
+for _, name in ipairs(names) do
+  local h = redis.call('HGETALL', ARGV[1] .. name)
+  if #h > 0 then
+    out[#out + 1] = name
+    out[#out + 1] = h
+  end
+end
+return out
+`)
+
+// records decodes listRecordsScript's reply.
+func records(vals []any) (map[string]map[string]string, error) {
+	out := make(map[string]map[string]string, len(vals)/2)
+	for i := 0; i+1 < len(vals); i += 2 {
+		name, ok := vals[i].(string)
+		pairs, ok2 := vals[i+1].([]any)
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("unexpected reply %T, %T", vals[i], vals[i+1])
+		}
+		f := make(map[string]string, len(pairs)/2)
+		for j := 0; j+1 < len(pairs); j += 2 {
+			k, _ := pairs[j].(string)
+			v, _ := pairs[j+1].(string)
+			f[k] = v
+		}
+		out[name] = f
+	}
+	return out, nil
+}
