@@ -48,13 +48,22 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
-	observer    Observer
-	keepDone    keepDone
+	// strictPriority serves the kinds strictly by weight (priority.go).
+	strictPriority bool
+	// unhandledEvery is how often at most a kind no live node handles
+	// is logged (unhandled.go).
+	unhandledEvery time.Duration
+	observer       Observer
+	keepDone       keepDone
 }
 
 // handleConfig holds the settings of one kind.
 type handleConfig struct {
-	timeout time.Duration // 0: the node's WithTaskTimeout
+	timeout   time.Duration // 0: the node's WithTaskTimeout
+	limit     int           // WithKindConcurrency
+	limitSet  bool
+	weight    int // WithKindPriority
+	weightSet bool
 }
 
 // scheduleConfig holds the settings of one Schedule call.
@@ -84,6 +93,8 @@ func defaultConfig() config {
 		loadLimit:   10000,
 		backupDelay: 100 * time.Millisecond,
 		logger:      slog.Default(),
+
+		unhandledEvery: 5 * time.Minute,
 	}
 }
 
@@ -132,6 +143,8 @@ func (c *config) validate() error {
 		return invalid("New", "backup delay %v < 0", c.backupDelay)
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
+	case c.unhandledEvery <= 0:
+		return invalid("New", "unhandled kind warning interval %v <= 0", c.unhandledEvery)
 	}
 	return c.keepDone.validate()
 }
