@@ -22,6 +22,9 @@ type delayQueue struct {
 	mu sync.Mutex // guards the fields below and the Scheduler fields marked "q.mu"
 
 	heap taskHeap
+	// wheel holds the tasks due beyond its horizon (wheel.go); nil
+	// without WithTimingWheel.
+	wheel *timingWheel
 
 	// Set by init, then read-only.
 	clock       Clock
@@ -59,12 +62,15 @@ type delayQueue struct {
 	idle chan struct{}
 }
 
-func (q *delayQueue) init(clock Clock) {
+func (q *delayQueue) init(clock Clock, wheel bool) {
 	q.followers.L = &q.mu
 	q.clock = clock
 	_, q.systemClock = clock.(systemClock)
 	q.origin = clock.Now()
 	q.margin = int64(preciseMargin)
+	if wheel {
+		q.wheel = newTimingWheel(defaultWheelTickShift, defaultWheelHorizon)
+	}
 }
 
 // now returns the clock's time in nanoseconds since q.origin: the unit of
@@ -91,7 +97,7 @@ func (q *delayQueue) triggerTimeLocked(now, delay int64) int64 {
 		delay = 0
 	}
 	if delay >= maxDelay {
-		if head := q.heap.peek(); head != nil {
+		if head := q.headLocked(); head != nil {
 			headDelay := head.when - now
 			if headDelay < 0 && delay-headDelay < 0 {
 				delay = math.MaxInt64 + headDelay
@@ -102,11 +108,15 @@ func (q *delayQueue) triggerTimeLocked(now, delay int64) int64 {
 }
 
 // lenLocked returns the number of queued tasks, canceled ones included.
-func (q *delayQueue) lenLocked() int { return q.heap.len() }
+func (q *delayQueue) lenLocked() int { return q.heap.len() + q.wheelLenLocked() }
 
 // offerLocked queues t, and if t became the head, wakes one waiter to take
-// over the timed wait for it (JDK offer).
+// over the timed wait for it (JDK offer). A task due beyond the timing
+// wheel's horizon waits in the wheel (wheel.go).
 func (q *delayQueue) offerLocked(t *futureTask) {
+	if q.offerWheelLocked(t) {
+		return
+	}
 	q.heap.push(t)
 	if q.heap.peek() == t {
 		q.newHeadLocked()
@@ -122,10 +132,14 @@ func (q *delayQueue) pollLocked() *futureTask {
 	return t
 }
 
-// removeLocked removes t if it is queued in this heap, in O(log n) through
-// its heap index (JDK remove + indexOf's sanity check). It reports whether t
-// was removed.
+// removeLocked removes t if it is queued, in O(log n) through its heap
+// index (JDK remove + indexOf's sanity check), or in O(1) from the timing
+// wheel. It reports whether t was removed.
 func (q *delayQueue) removeLocked(t *futureTask) bool {
+	if q.removeWheelLocked(t) {
+		q.notifyIdleLocked()
+		return true
+	}
 	i := int(t.heapIndex)
 	if i < 0 || i >= q.heap.len() || q.heap.at(i) != t {
 		return false
@@ -138,6 +152,7 @@ func (q *delayQueue) removeLocked(t *futureTask) bool {
 // drainLocked removes every queued task and returns them in due order (JDK
 // drainQueue; the JDK returns the not-yet-due ones in heap order).
 func (q *delayQueue) drainLocked() []*futureTask {
+	q.flushWheelLocked()
 	ts := q.heap.drain()
 	q.notifyIdleLocked()
 	return ts
@@ -146,13 +161,62 @@ func (q *delayQueue) drainLocked() []*futureTask {
 // filterLocked removes every task for which drop returns true (JDK purge and
 // onShutdown, which remove one by one; this rebuilds the heap once).
 func (q *delayQueue) filterLocked(drop func(*futureTask) bool) {
+	q.filterWheelLocked(drop)
 	q.heap.filter(drop)
 	q.notifyIdleLocked()
 }
 
-// snapshotLocked returns the queued tasks in heap order.
+// snapshotLocked returns the queued tasks in no particular order: the
+// heap's in heap order, then the wheel's.
 func (q *delayQueue) snapshotLocked() []heapEntry {
-	return append([]heapEntry(nil), q.heap.a...)
+	es := make([]heapEntry, 0, q.lenLocked())
+	es = append(es, q.heap.a...)
+	if q.wheel != nil {
+		q.wheel.eachWheelTask(func(t *futureTask) {
+			es = append(es, heapEntry{when: t.when, seq: t.seq, t: t})
+		})
+	}
+	return es
+}
+
+// smallestLocked returns the up to k earliest-due queued tasks in due order:
+// the heap's walked best first, merged with the wheel's earliest slots.
+func (q *delayQueue) smallestLocked(k int) []*futureTask {
+	fromHeap := q.heap.smallest(k)
+	fromWheel := q.wheel.smallest(k)
+	out := make([]*futureTask, 0, min(k, len(fromHeap)+len(fromWheel)))
+	for len(out) < k && (len(fromHeap) > 0 || len(fromWheel) > 0) {
+		if len(fromWheel) == 0 || (len(fromHeap) > 0 && heapFirst(fromHeap[0], &fromWheel[0])) {
+			out = append(out, fromHeap[0])
+			fromHeap = fromHeap[1:]
+			continue
+		}
+		out = append(out, fromWheel[0].t)
+		fromWheel = fromWheel[1:]
+	}
+	return out
+}
+
+// heapFirst reports whether queued task t is due before entry e.
+func heapFirst(t *futureTask, e *heapEntry) bool {
+	x := heapEntry{when: t.when, seq: t.seq}
+	return x.less(e)
+}
+
+// findSeqLocked returns the queued task with sequence number seq, or nil.
+func (q *delayQueue) findSeqLocked(seq uint64) *futureTask {
+	if t := q.heap.findSeq(seq); t != nil {
+		return t
+	}
+	var found *futureTask
+	if q.wheel != nil {
+		q.wheel.eachWheelTask(func(t *futureTask) {
+			if t.seq == seq {
+				found = t
+			}
+		})
+	}
+	return found
 }
 
 // The heap: the binary min-heap of the delay queue (JDK DelayedWorkQueue's

@@ -49,22 +49,30 @@ import "time"
 // check, which costs a few comparisons.)
 func (q *delayQueue) takeLocked(w *worker) *futureTask {
 	head := q.heap.peek()
-	if head == nil {
+	if head == nil && q.wheelLenLocked() == 0 {
 		q.followLocked()
 		return nil
 	}
 	now := q.now()
-	d := head.when - now
-	switch {
-	case d <= 0:
+	if q.wheel != nil {
+		q.advanceWheelLocked(now) // every task due by now is in the heap
+		head = q.heap.peek()
+	}
+	if head != nil && head.when-now <= 0 {
 		w.taken = now // the run's Started (RunInfo), at no extra clock read
 		return q.pollLocked()
-	case q.fine == nil && d <= q.margin && q.preciseLocked():
+	}
+	// The wait is for the head, or for the timing wheel's earliest task
+	// if that comes first: the wheel then moves it into the heap.
+	when, _ := q.wakeTimeLocked(head)
+	d := when - now
+	switch {
+	case head != nil && when == head.when && q.fine == nil && d <= q.margin && q.preciseLocked():
 		q.fineWaitLocked(w)
 	case q.leader != nil:
 		q.followLocked()
 	default:
-		q.leadLocked(w, head.when, now)
+		q.leadLocked(w, when, now)
 	}
 	return nil
 }
@@ -185,7 +193,7 @@ func (q *delayQueue) newHeadLocked() {
 // handOffLocked signals a follower to lead when nobody leads and tasks
 // remain (JDK take's finally block).
 func (q *delayQueue) handOffLocked() {
-	if q.leader == nil && q.heap.len() > 0 {
+	if q.leader == nil && q.lenLocked() > 0 {
 		q.followers.Signal()
 	}
 }
@@ -205,8 +213,9 @@ func (q *delayQueue) wakeAllLocked() {
 func (q *delayQueue) wakeOneLocked() { q.newHeadLocked() }
 
 // settledLocked reports whether the waits are settled for the head: no
-// head, or a head not yet due with a leader whose timer is armed for a time
-// still ahead (the head's time, or a margin before it with precise timing),
+// head, or a head not yet due (and a timing wheel that need not advance
+// yet) with a leader whose timer is armed for a time still ahead (the
+// head's time or the wheel's, or a margin before it with precise timing),
 // so that a later Advance of the clock fires it. A worker in the fine wait
 // is not parked, so the scheduler is not idle while it waits. Counting
 // parked workers is not enough for AwaitIdle: a worker counts as parked
@@ -214,12 +223,12 @@ func (q *delayQueue) wakeOneLocked() { q.newHeadLocked() }
 // head woke, still counts while nobody waits for the head.
 func (q *delayQueue) settledLocked() bool {
 	head := q.heap.peek()
-	if head == nil {
+	if head == nil && q.wheelLenLocked() == 0 {
 		return true
 	}
 	now := q.now()
-	if head.when-now <= 0 {
-		return false
+	if when, _ := q.wakeTimeLocked(head); when-now <= 0 {
+		return false // the head is due, or a task in the timing wheel is
 	}
 	l := q.leader
 	return l != nil && l.deadline-now > 0
@@ -232,7 +241,10 @@ func (q *delayQueue) settledLocked() bool {
 // has just fired is woken twice, which is harmless: the second wake is
 // drained.
 func (q *delayQueue) wakeLateLeaderLocked() {
-	if head := q.heap.peek(); head != nil && q.leader != nil && head.when-q.now() <= 0 {
+	if q.leader == nil {
+		return
+	}
+	if when, ok := q.wakeTimeLocked(q.heap.peek()); ok && when-q.now() <= 0 {
 		q.newHeadLocked()
 	}
 }

@@ -35,6 +35,7 @@ type config struct {
 	executeDelayed   bool
 	maxQueueSize     int
 	preciseTiming    bool // WithPreciseTiming (precise.go)
+	timingWheel      bool // WithTimingWheel (wheel.go)
 }
 
 // defaultConfig returns the JDK's defaults: remove-on-cancel false, continue
@@ -46,6 +47,7 @@ func defaultConfig() config {
 		logger:         slog.Default(),
 		policy:         AbortPolicy,
 		executeDelayed: true,
+		timingWheel:    true,
 	}
 }
 

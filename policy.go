@@ -99,7 +99,7 @@ func (s *Scheduler) callPolicy(p RejectionPolicy, f ScheduledFuture) (err error)
 func (s *Scheduler) queuedOrRunning(t *futureTask) bool {
 	s.q.mu.Lock()
 	defer s.q.mu.Unlock()
-	if t.heapIndex >= 0 {
+	if t.heapIndex != notQueued {
 		return true
 	}
 	for w := range s.workers {
@@ -144,7 +144,7 @@ func (s *Scheduler) replaceOldest(f ScheduledFuture) {
 		return
 	}
 	var oldest *futureTask
-	if q.lenLocked() > 0 {
+	if q.headLocked() != nil {
 		oldest = q.pollLocked()
 	}
 	q.offerLocked(t)

@@ -37,12 +37,12 @@ func TestInternalPeriodicTaskIsReinsertedNotCopied(t *testing.T) {
 			seq := tk.seq
 			for i := 1; i <= 5; i++ {
 				s.q.mu.Lock()
-				queued := append([]heapEntry(nil), s.q.heap.a...)
+				queued := s.q.snapshotLocked()
 				index := tk.heapIndex
 				s.q.mu.Unlock()
 				require.Len(t, queued, 1)
-				require.Same(t, tk, queued[0].t, "run %d: the same task is in the heap", i)
-				require.Equal(t, int32(0), index)
+				require.Same(t, tk, queued[0].t, "run %d: the same task is queued", i)
+				require.NotEqual(t, int32(notQueued), index, "run %d: its position in the queue is recorded", i)
 				require.Equal(t, int64(i)*int64(time.Minute), queued[0].when)
 				require.Equal(t, seq, queued[0].seq, "it keeps its sequence number")
 

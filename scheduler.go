@@ -144,7 +144,7 @@ func New(poolSize int, opts ...Option) (*Scheduler, error) {
 		s.observing = s.observing || h.Observe != nil
 		s.hasBeforeExecute = s.hasBeforeExecute || h.BeforeExecute != nil
 	}
-	s.q.init(cfg.clock)
+	s.q.init(cfg.clock, cfg.timingWheel)
 	s.q.precise = cfg.preciseTiming
 	return s, nil
 }
@@ -160,7 +160,7 @@ func (s *Scheduler) setStateLocked(st runState) {
 func (s *Scheduler) initTask(t *futureTask, fn Task, kind TaskKind, span time.Duration, opts []TaskOption, face ScheduledFuture) error {
 	t.s = s
 	t.period = encodePeriod(kind, span)
-	t.heapIndex = -1
+	t.heapIndex = notQueued
 	ext, err := newTaskExt(opts, face, kind)
 	if err != nil {
 		return err

@@ -122,8 +122,12 @@ type futureTask struct {
 	period int64  // the kind, and the period or delay, encoded as the JDK does (nextrun.go: encodePeriod, kind); set once at creation
 	seq    uint64 // tie-break for equal trigger times: per scheduler, set once under s.q.mu when first queued (JDK sequenceNumber)
 
-	heapIndex int32         // slot in the heap, -1 when not queued; guarded by s.q.mu
+	heapIndex int32         // slot in the heap, a timing wheel slot (wheelIndex), or notQueued; guarded by s.q.mu
 	state     atomic.Uint32 // taskState, plus interruptedBit and runningBit
+
+	// next and prev link the task into its timing wheel slot's list
+	// (wheel.go); nil when the task is not in the wheel. s.q.mu.
+	next, prev *futureTask
 
 	aux atomic.Pointer[taskAux] // created on first Done/Wait, first use of the run ctx, or a failure
 	ext *taskExt                // optional; the pointer is set once at creation (what it points to has per-run fields, see taskExt)

@@ -46,7 +46,7 @@ func (s *Scheduler) PeekQueue(limit int) []QueuedTask {
 		return nil
 	}
 	s.q.mu.Lock()
-	ts := s.q.heap.smallest(limit)
+	ts := s.q.smallestLocked(limit)
 	out := make([]QueuedTask, len(ts))
 	for i, t := range ts {
 		out[i] = s.queuedTaskLocked(t)
@@ -116,7 +116,7 @@ func (s *Scheduler) TaskByID(id TaskID) (ScheduledFuture, bool) {
 			return rec.t.face(), true
 		}
 	}
-	if t := s.q.heap.findSeq(uint64(id)); t != nil {
+	if t := s.q.findSeqLocked(uint64(id)); t != nil {
 		return t.face(), true
 	}
 	return nil, false

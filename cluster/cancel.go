@@ -37,8 +37,13 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	if id == "" {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
-	res, err := n.st.cancel(ctx, id, n.cfg.retention, n.cfg.keepDone)
+	var res Cancellation
+	err := n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.cancel(ctx, rdb, id, n.cfg.retention, n.cfg.keepDone)
+		return err
+	})
 	if err != nil {
+		n.followFailover(err)
 		return Cancellation{}, failed("cancel "+id, err)
 	}
 	n.unload(id)
@@ -79,9 +84,9 @@ publish_canceled(ARGV[3], ARGV[1])
 return {1, leased}
 `)
 
-func (s store) cancel(ctx context.Context, id string, retention time.Duration, keep keepDone) (Cancellation, error) {
+func (s store) cancel(ctx context.Context, rdb redis.Scripter, id string, retention time.Duration, keep keepDone) (Cancellation, error) {
 	args := append([]any{id, retention.Milliseconds(), s.channel(), s.prefix}, keep.args()...)
-	v, err := cancelScript.Run(ctx, s.rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
+	v, err := cancelScript.Run(ctx, rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
 		args...).Int64Slice()
 	if err != nil {
 		return Cancellation{}, err

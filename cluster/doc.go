@@ -138,6 +138,16 @@
 //     claim script, heartbeat and reaper, with a database lock in place of
 //     Lua's atomicity.
 //
+// # Observing
+//
+// WithObserver installs an Observer: functions told of every task stored
+// and claim won, of each run's start and end (outcome, duration, whether
+// the task went dead) and of each script's Redis latency, with metadata
+// (a trace context) stored with a task and handed to its runs. Node.Stats
+// gives what the node holds in memory. The otelcluster module builds
+// OpenTelemetry metrics and spans on them; without an observer they cost
+// nothing.
+//
 // # Redis
 //
 // Use a Redis (or Valkey) of version 7 or later, and turn on the AOF with

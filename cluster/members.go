@@ -41,6 +41,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	sent := n.cfg.clock.Now()
 	live, redisNow, err := n.st.renew(ctx, n.name, n.cfg.lease, claimer, rec, decls)
 	if err != nil {
+		n.followFailover(err)
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: membership: renewal failed", "err", err)
 		}

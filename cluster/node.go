@@ -114,6 +114,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateReplicaAcks(&cfg, rdb); err != nil {
+		return nil, err
+	}
 	// One worker more than the concurrency: it moves the tasks that fall
 	// due into their ready queues while the others run (concurrency.go).
 	sched, err := scheduler.New(cfg.concurrency+1,

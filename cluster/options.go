@@ -48,13 +48,17 @@ type config struct {
 	taskTimeout time.Duration // 0: no limit
 	logger      *slog.Logger
 	strictKinds bool // Schedule refuses a kind this node does not handle
+	observer    Observer
+	keepDone    keepDone
+	// replicaAcks replicas must acknowledge a Schedule or Cancel within
+	// replicaTimeout (WithReplicaAcks); 0 waits for none.
+	replicaAcks    int
+	replicaTimeout time.Duration
 	// strictPriority serves the kinds strictly by weight (priority.go).
 	strictPriority bool
 	// unhandledEvery is how often at most a kind no live node handles
 	// is logged (unhandled.go).
 	unhandledEvery time.Duration
-	observer       Observer
-	keepDone       keepDone
 }
 
 // handleConfig holds the settings of one kind.
@@ -79,7 +83,7 @@ const DefaultMaxLostRuns = 25
 
 func defaultConfig() config {
 	return config{
-		prefix:      "{scheduler}",
+		prefix:      DefaultPrefix,
 		clock:       scheduler.SystemClock(),
 		concurrency: 16,
 		window:      time.Minute,
@@ -149,7 +153,12 @@ func (c *config) validate() error {
 	return c.keepDone.validate()
 }
 
-// WithPrefix sets the prefix of every Redis key (default "{scheduler}").
+// DefaultPrefix is the prefix of every Redis key of a node made without
+// WithPrefix.
+const DefaultPrefix = "{scheduler}"
+
+// WithPrefix sets the prefix of every Redis key (default DefaultPrefix,
+// "{scheduler}").
 // Keep a hash tag ({...}) in it: the scripts touch several keys at once, and
 // the tag keeps them in one slot of a Redis Cluster. Nodes sharing a prefix
 // share their tasks.

@@ -73,8 +73,13 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 		return "", err
 	}
 	dueUS := due.UnixMicro()
-	res, err := n.st.schedule(ctx, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
+	var res string
+	err = n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
+		return err
+	})
 	if err != nil {
+		n.followFailover(err)
 		return "", failed(what, err)
 	}
 	switch res {
@@ -132,11 +137,11 @@ make_pending(p, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
 return 'created'
 `)
 
-func (s store) schedule(ctx context.Context, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
+func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
 	f := "0"
 	if fixed {
 		f = "1"
 	}
-	return scheduleScript.Run(ctx, s.rdb, []string{s.pending(), s.task(id), s.done(id)},
+	return scheduleScript.Run(ctx, rdb, []string{s.pending(), s.task(id), s.done(id)},
 		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), meta, s.prefix).Text()
 }

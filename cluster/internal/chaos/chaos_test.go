@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
-	"github.com/go-stpe/scheduler/cluster/internal/redistest"
-	"github.com/redis/go-redis/v9"
 )
 
 var durationFlag = flag.Duration("chaos.duration", 0, "how long the faults go on (default 60s, or CLUSTER_CHAOS_DURATION)")
@@ -58,10 +56,18 @@ var skews = []time.Duration{0, 2 * time.Second, -2 * time.Second, 1500 * time.Mi
 // slot is one replica position: its spec, its proxy to Redis, and its
 // current process.
 type slot struct {
-	spec  replicaSpec
-	proxy *proxy
-	proc  *process
-	n     int // incarnations started
+	spec    replicaSpec
+	proxies []*proxy // one to each Redis server
+	proc    *process
+	n       int // incarnations started
+}
+
+// setCut cuts the slot's replica off from every Redis server (true), or
+// lets it through again (false).
+func (s *slot) setCut(cut bool) {
+	for _, p := range s.proxies {
+		p.setCut(cut)
+	}
 }
 
 func TestChaos(t *testing.T) {
@@ -71,7 +77,8 @@ func TestChaos(t *testing.T) {
 	t.Logf("chaos for %v, seed %d (CLUSTER_CHAOS_SEED=%d replays the faults)", dur, seed, seed)
 
 	bin := buildReplica(t)
-	srv := redistest.Start(t, redistest.Options{AOF: true})
+	rd := startChaosRedis(t)
+	t.Logf("on %s", rd.describe())
 	ledgerDir := t.TempDir()
 	h := &history{
 		acked: map[string]time.Time{}, cancels: map[string]cancelRecord{}, ready: map[string]time.Time{},
@@ -80,8 +87,10 @@ func TestChaos(t *testing.T) {
 
 	var slots []*slot
 	for i, skew := range skews {
-		s := &slot{proxy: startProxy(t, srv.Addr)}
-		s.spec = replicaSpec{bin: bin, name: "r" + strconv.Itoa(i), redis: s.proxy.addr(), ledgerDir: ledgerDir,
+		s := &slot{}
+		var reach []string
+		s.proxies, reach = rd.proxies(t)
+		s.spec = replicaSpec{bin: bin, name: "r" + strconv.Itoa(i), redis: reach, ledgerDir: ledgerDir,
 			skew: skew, lease: lease, tick: tick}
 		p, err := s.spec.start(0)
 		if err != nil {
@@ -103,9 +112,9 @@ func TestChaos(t *testing.T) {
 		}
 	})
 
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, DialTimeout: 500 * time.Millisecond})
+	rdb, opts := rd.client()
 	defer rdb.Close()
-	producer, err := cluster.New(rdb, cluster.WithPrefix("{chaos}"))
+	producer, err := cluster.New(rdb, append(opts, cluster.WithPrefix(prefix))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +131,7 @@ func TestChaos(t *testing.T) {
 	produced.Go(func() { produce(ctx, producer, seed, &mu, h) })
 
 	for time.Since(chaosStart) < dur {
-		f, err := inject(rng, slots, srv, h)
+		f, err := inject(rng, slots, rd)
 		if err != nil {
 			stopProducing()
 			produced.Wait()
@@ -205,7 +214,7 @@ func produce(ctx context.Context, producer *cluster.Node, seed uint64, mu *sync.
 
 // inject makes one fault, chosen at random, waits until it is over and
 // returns it.
-func inject(rng *rand.Rand, slots []*slot, srv *redistest.Server, h *history) (fault, error) {
+func inject(rng *rand.Rand, slots []*slot, rd chaosRedis) (fault, error) {
 	s := slots[rng.IntN(len(slots))]
 	f := fault{replica: s.spec.name, start: time.Now()}
 	switch rng.IntN(4) {
@@ -226,14 +235,14 @@ func inject(rng *rand.Rand, slots []*slot, srv *redistest.Server, h *history) (f
 		s.proc.signal(syscall.SIGCONT)
 	case 2:
 		f.kind = "partition"
-		s.proxy.setCut(true)
+		s.setCut(true)
 		time.Sleep(lease + time.Duration(rng.IntN(1500))*time.Millisecond)
-		s.proxy.setCut(false)
+		s.setCut(false)
 	case 3:
-		f.kind, f.replica = "redis-restart", ""
-		srv.Kill()
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
-		if err := srv.Restart(); err != nil {
+		f.replica = ""
+		kind, err := rd.fault(rng)
+		f.kind = kind
+		if err != nil {
 			return f, err
 		}
 	}

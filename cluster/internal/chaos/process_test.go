@@ -25,8 +25,9 @@ func buildReplica(t *testing.T) string {
 
 // replicaSpec is how one replica slot is started, every time.
 type replicaSpec struct {
-	bin, name, redis, ledgerDir string
-	skew, lease, tick           time.Duration
+	bin, name, ledgerDir string
+	redis                []string // how the replica reaches Redis: -redis, or -cluster, -via and -acks
+	skew, lease, tick    time.Duration
 }
 
 // process is one running replica process.
@@ -58,8 +59,9 @@ func (b *lockedBuffer) String() string {
 // until its node has started.
 func (s replicaSpec) start(incarnation int) (*process, error) {
 	ledger := filepath.Join(s.ledgerDir, fmt.Sprintf("%s-%d.ledger", s.name, incarnation))
-	cmd := exec.Command(s.bin, "-redis", s.redis, "-name", s.name, "-ledger", ledger,
-		"-skew", s.skew.String(), "-lease", s.lease.String(), "-tick", s.tick.String())
+	args := append([]string{"-name", s.name, "-ledger", ledger,
+		"-skew", s.skew.String(), "-lease", s.lease.String(), "-tick", s.tick.String()}, s.redis...)
+	cmd := exec.Command(s.bin, args...)
 	p := &process{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
 	cmd.Stderr = p.stderr
 	out, err := cmd.StdoutPipe()

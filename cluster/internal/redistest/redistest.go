@@ -95,6 +95,12 @@ func Launch(bin, dir string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return launch(bin, dir, port, opts, nil)
+}
+
+// launch starts a redis-server on port, with extra arguments, and waits
+// until it answers PING.
+func launch(bin, dir string, port int, opts Options, extra []string) (*Server, error) {
 	args := []string{
 		"--bind", "127.0.0.1",
 		"--port", strconv.Itoa(port),
@@ -109,6 +115,7 @@ func Launch(bin, dir string, opts Options) (*Server, error) {
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
+	args = append(args, extra...)
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, bin: bin, args: args}
 	if err := s.start(); err != nil {
 		return nil, err
@@ -118,12 +125,26 @@ func Launch(bin, dir string, opts Options) (*Server, error) {
 
 // freePort asks the kernel for a port nobody listens on.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freePorts(1)
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
+}
+
+// freePorts asks the kernel for n distinct ports nobody listens on.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		// Held open until all are chosen, so that no port comes twice.
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 func (s *Server) start() error {
@@ -171,6 +192,22 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 			return fmt.Errorf("redistest: redis-server on %s did not answer PING: %w", s.Addr, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether the server's process is up.
+func (s *Server) running() bool {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.mu.Unlock()
+	if cmd == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
 	}
 }
 

@@ -2,7 +2,9 @@
 // (package chaos): a cluster.Node with a clock skewed by -skew, running the
 // test's durable kind and a cluster-once periodic task, and writing every
 // run to its ledger file. It stops gracefully on SIGTERM; the test also
-// kills it (SIGKILL), pauses it (SIGSTOP) and cuts it off from Redis.
+// kills it (SIGKILL), pauses it (SIGSTOP) and cuts it off from Redis. It
+// talks to one redis-server (-redis) or to a Redis Cluster (-cluster,
+// with -via naming the proxy it reaches each server through).
 //
 // Ledger lines, one write each, are
 //
@@ -24,8 +26,10 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,6 +47,9 @@ const (
 
 func main() {
 	addr := flag.String("redis", "", "Redis address (the test's proxy)")
+	clusterAddrs := flag.String("cluster", "", "comma-separated addresses of a Redis Cluster's servers; replaces -redis")
+	via := flag.String("via", "", "comma-separated server=proxy pairs: a Redis Cluster server is reached through its proxy")
+	acks := flag.Int("acks", 0, "replicas that must acknowledge each Schedule (cluster.WithReplicaAcks)")
 	prefix := flag.String("prefix", "{chaos}", "key prefix")
 	name := flag.String("name", "", "replica name written to the ledger")
 	ledgerPath := flag.String("ledger", "", "ledger file")
@@ -50,13 +57,48 @@ func main() {
 	lease := flag.Duration("lease", 3*time.Second, "lease")
 	tick := flag.Duration("tick", 500*time.Millisecond, "period of the cluster-once periodic task")
 	flag.Parse()
-	if err := run(*addr, *prefix, *name, *ledgerPath, *skew, *lease, *tick); err != nil {
+	rdb, err := client(*addr, *clusterAddrs, *via)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(2)
+	}
+	defer rdb.Close()
+	if err := run(rdb, *prefix, *name, *ledgerPath, *skew, *lease, *tick, *acks); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, prefix, name, ledgerPath string, skew, lease, tick time.Duration) error {
+// client returns a client of the redis-server at addr or, given the
+// addresses of a Redis Cluster's servers, a cluster client that dials
+// each server through its proxy. go-redis's own timeouts are left at their
+// defaults (3 s reads, 3 retries): the node's lease-path deadlines must
+// beat them.
+func client(addr, clusterAddrs, via string) (redis.UniversalClient, error) {
+	if clusterAddrs == "" {
+		return redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32, DialTimeout: 500 * time.Millisecond}), nil
+	}
+	proxies := map[string]string{}
+	for _, pair := range strings.Split(via, ",") {
+		server, proxy, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, fmt.Errorf("-via: %q is not server=proxy", pair)
+		}
+		proxies[server] = proxy
+	}
+	var d net.Dialer
+	return redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs: strings.Split(clusterAddrs, ","), PoolSize: 32, DialTimeout: 500 * time.Millisecond,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if p, ok := proxies[addr]; ok {
+				addr = p
+			}
+			return d.DialContext(ctx, network, addr)
+		},
+	}), nil
+}
+
+func run(rdb redis.UniversalClient, prefix, name, ledgerPath string, skew, lease, tick time.Duration, acks int) error {
 	f, err := os.OpenFile(ledgerPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -64,11 +106,10 @@ func run(addr, prefix, name, ledgerPath string, skew, lease, tick time.Duration)
 	defer f.Close()
 	led := &ledger{f: f, name: name}
 
-	// go-redis's own timeouts are left at their defaults (3 s reads,
-	// 3 retries): the node's lease-path deadlines must beat them.
-	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32, DialTimeout: 500 * time.Millisecond})
-	defer rdb.Close()
 	n, err := cluster.New(rdb,
+		// On a Redis Cluster the periodic occurrences this node stores
+		// must survive a failover like the producer's tasks.
+		cluster.WithReplicaAcks(acks, time.Second),
 		cluster.WithPrefix(prefix),
 		cluster.WithClock(skewed{scheduler.SystemClock(), skew}),
 		cluster.WithLease(lease),

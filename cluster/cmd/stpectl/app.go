@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+)
+
+// The command line: global flags, then a command with its own flags and
+// arguments; the exit status says how it went.
+
+// Exit statuses.
+const (
+	exitOK     = 0 // the command did what it was asked
+	exitFailed = 1 // the operation failed or was refused (not found, wrong state, Redis)
+	exitUsage  = 2 // bad usage: unknown command, bad flag, malformed time or cursor
+)
+
+// runFunc does a command's work once its flags and arguments are parsed.
+type runFunc func(ctx context.Context, s *session, args []string) error
+
+// command is one subcommand.
+type command struct {
+	name     string
+	synopsis string   // what follows the name in the usage line
+	summary  string   // one line for the command list
+	args     []string // names of its positional arguments, all required
+	// define registers the command's own flags on fs and returns the
+	// function that runs it with their values.
+	define func(fs *flag.FlagSet) runFunc
+}
+
+// commands lists every command, in the order help shows them.
+func commands() []*command {
+	return []*command{
+		listCommand(), showCommand(), countsCommand(),
+		runCommand(), retryCommand(), rescheduleCommand(), cancelCommand(), deleteCommand(), purgeCommand(),
+		pauseCommand(), resumeCommand(),
+		healthCommand(),
+	}
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// usageError is bad usage of the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usageError "stpectl: format".
+func usagef(format string, args ...any) error {
+	return &usageError{msg: "stpectl: " + fmt.Sprintf(format, args...)}
+}
+
+// refusal is an operation stpectl itself found impossible: exit status 1,
+// wrapping the cluster module's sentinel for the same case.
+type refusal struct {
+	msg      string
+	sentinel error
+}
+
+func (e *refusal) Error() string { return e.msg }
+
+func (e *refusal) Unwrap() error { return e.sentinel }
+
+// refused returns a refusal "stpectl: format" wrapping sentinel.
+func refused(sentinel error, format string, args ...any) error {
+	return &refusal{msg: "stpectl: " + fmt.Sprintf(format, args...), sentinel: sentinel}
+}
+
+// run runs stpectl with args (without the program name) and returns its exit
+// status. getenv reads the environment (the default Redis address).
+func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	var g globals
+	top := flag.NewFlagSet("stpectl", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	g.register(top, getenv)
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			mainUsage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "stpectl: %v\n\n", err)
+		mainUsage(stderr)
+		return exitUsage
+	}
+	rest := top.Args()
+	if len(rest) == 0 {
+		fmt.Fprintln(stderr, "stpectl: no command")
+		fmt.Fprintln(stderr)
+		mainUsage(stderr)
+		return exitUsage
+	}
+	name := rest[0]
+	if name == "help" {
+		return help(rest[1:], stdout, stderr)
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "stpectl: unknown command %q\n\n", name)
+		mainUsage(stderr)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("stpectl "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runCmd := cmd.define(fs)
+	g.register(fs, nil)
+	pos, err := parseInterleaved(fs, rest[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		commandUsage(stdout, cmd, fs)
+		return exitOK
+	}
+	if err == nil && len(pos) != len(cmd.args) {
+		err = usagef("%s: want %d argument(s) (%s), got %d", name, len(cmd.args), strings.Join(cmd.args, " "), len(pos))
+	}
+	if err == nil {
+		err = g.check()
+	}
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "stpectl: ") {
+			err = usagef("%s: %v", name, err)
+		}
+		return fail(stdout, stderr, g.json, err, cmd, fs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	s, err := g.open(stdout, stderr)
+	if err != nil {
+		return fail(stdout, stderr, g.json, err, cmd, fs)
+	}
+	defer s.close()
+	if err := runCmd(ctx, s, pos); err != nil {
+		return fail(stdout, stderr, g.json, err, cmd, fs)
+	}
+	return exitOK
+}
+
+// fail reports err and returns its exit status: 2 with the command's usage
+// for bad usage (the command line's, or input the cluster module refused
+// as invalid, such as a malformed cursor), 1 otherwise. With -json it also
+// writes the error document to stdout.
+func fail(stdout, stderr io.Writer, asJSON bool, err error, cmd *command, fs *flag.FlagSet) int {
+	code, reason := exitFailed, "failed"
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue), errors.Is(err, scheduler.ErrInvalidArgument):
+		code, reason = exitUsage, "usage"
+	case errors.Is(err, cluster.ErrNotFound):
+		reason = "not_found"
+	case errors.Is(err, cluster.ErrWrongState):
+		reason = "wrong_state"
+	}
+	fmt.Fprintln(stderr, err)
+	if code == exitUsage {
+		fmt.Fprintln(stderr)
+		commandUsage(stderr, cmd, fs)
+	}
+	if asJSON {
+		writeJSON(stdout, errorJSON{Error: err.Error(), Reason: reason})
+	}
+	return code
+}
+
+// parseInterleaved parses fs's flags wherever they stand among the
+// positional arguments (the flag package stops at the first argument), and
+// returns the arguments. After "--" everything is an argument, so an ID
+// that starts with "-" goes after "--".
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -1,0 +1,66 @@
+// Command stpectl is the operators' command-line tool for the durable tasks
+// of the cluster module (github.com/go-stpe/scheduler/cluster): it lists,
+// shows and counts the tasks a cluster keeps in Redis, and runs, retries,
+// reschedules, cancels, deletes and purges them, pauses and resumes kinds,
+// and checks Redis. It is the counterpart of asynq's CLI (asynq task ls,
+// asynq queue pause) and River's.
+//
+// Install it with
+//
+//	go install github.com/go-stpe/scheduler/cluster/cmd/stpectl@latest
+//
+// Usage:
+//
+//	stpectl [global flags] COMMAND [flags] [arguments]
+//
+// The commands:
+//
+//	list [-state pending|running|dead|done] [-kind K] [-limit N] [-cursor C] [-full]
+//	show [-full] ID
+//	counts
+//	run ID
+//	retry ID
+//	reschedule ID TIME
+//	cancel ID
+//	delete ID
+//	purge [-state dead|done] -before TIME | -older DURATION
+//	pause KIND
+//	resume KIND
+//	health
+//
+// list prints a page and the cursor of the next one ("next: C"; with -json
+// the field next), which -cursor takes to go on. A TIME is RFC 3339
+// (2026-11-25T10:00:00Z) or a duration from now (+10m, -2h, +1d); a
+// DURATION counts hours, minutes, seconds and days (90s, 72h, 7d). An
+// argument that starts with "-" goes after "--".
+//
+// The global flags, accepted before or after the command:
+//
+//	-redis ADDR     host:port, or a redis:// (rediss://, unix://) URL; default
+//	                $STPE_REDIS_URL, then $REDIS_URL, then localhost:6379
+//	-prefix P       the key prefix given to cluster.WithPrefix (default
+//	                cluster.DefaultPrefix, "{scheduler}")
+//	-json           one JSON document on stdout
+//	-timeout D      give up after D (default 10s)
+//
+// Every command works on a producer-only cluster.Node (never started, no
+// handlers), so it never runs a task, and every action is the cluster
+// module's own, one Lua script that checks the task's state and changes it
+// in one step: stpectl never races a node's claim.
+//
+// Payloads are shown safely: as text when they are UTF-8 made of printable
+// characters, else as a hex dump (base64 in JSON), so that a payload never
+// sends control sequences to the terminal; they are cut at 1024 bytes
+// unless -full is given.
+//
+// The exit status is 0 on success, 1 when the operation failed or was
+// refused (no such task, a state that forbids it, Redis unreachable: the
+// cluster module's error is printed), and 2 on bad usage (an unknown
+// command, a bad flag, a malformed time or cursor), with a usage message.
+// "stpectl help" and "stpectl help COMMAND" (or COMMAND -h) print the
+// usage. With -json a failure also writes {"error": "...", "reason": R} to
+// stdout, R being "usage", "not_found", "wrong_state" or "failed".
+//
+// docs/cluster.md, section "Command-line tool", gives an example of each
+// command and the JSON documents' fields.
+package main

@@ -1,0 +1,514 @@
+package scheduler
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// The timing wheel in front of the heap: where tasks due far ahead wait,
+// so that the heap holds only the tasks due soon (Kafka's purgatory timer,
+// Netty's HashedWheelTimer, the Linux kernel's timer wheel). A far task is
+// queued and canceled in O(1), with no heap sift and no growth of the heap's
+// array; as its time comes near, it moves into the heap, which orders it
+// exactly. The wheel never decides an order: every task that is due, or
+// due within the horizon, is in the heap before a worker looks at the head,
+// so the runs, their order and every rule of the queue are the heap's.
+//
+// The wheel has wheelLevels levels of wheelSlots slots each. A slot of
+// level 0 spans 2^tickShift clock nanoseconds, and each level's slots are
+// wheelSlots times wider than the level below: with the default tick of
+// about a millisecond the levels span 67 ms, 4.3 s, 4.6 min, 4.9 h, 13 days
+// and 2.3 years. A slot is a doubly linked list through the tasks' wheel
+// links (futureTask.next, prev), so a task costs the wheel no memory beyond
+// those two pointers. A task goes to the lowest level whose span from base
+// reaches its trigger time; one beyond the top level goes to the heap.
+//
+// Slots are processed in the order of their start times. The first slot of
+// a level above 0 is cascaded: its tasks are placed again, from its start,
+// into the levels below. The first slot of level 0 is pulled: its tasks are
+// pushed into the heap. A task is placed at most once per level.
+
+// WithTimingWheel sets whether tasks due more than a few seconds ahead wait
+// in a hierarchical timing wheel in front of the queue's heap (default
+// true). With it, scheduling and canceling such a task is O(1), and the
+// heap holds only the tasks due within the next few seconds, so a queue of
+// millions of far-future tasks (timeouts, reminders) costs no heap sifts
+// and no growth of one large array. The order of runs, every policy,
+// Queue, PeekQueue, Stats and the manual clock are exactly as without it.
+//
+// The trade-offs: a task in the wheel costs two pointers more than one in
+// the heap alone (the wheel's links; there is no heap entry for it), and a
+// worker wakes once more for each group of far tasks, a few seconds before
+// they are due, to move them into the heap; moving a group is O(group
+// size) under the queue's lock. With false, every task goes straight into
+// the heap, as in the JDK's DelayedWorkQueue.
+func WithTimingWheel(on bool) Option {
+	return optionFunc(func(c *config) { c.timingWheel = on })
+}
+
+const (
+	wheelSlotBits = 6
+	wheelSlots    = 1 << wheelSlotBits // slots per level: one bit each in a uint64
+	wheelLevels   = 6
+
+	// defaultWheelTickShift makes a level-0 slot 2^20 ns (about 1 ms) wide.
+	defaultWheelTickShift = 20
+	// defaultWheelHorizon is how far ahead of now the heap holds every
+	// task: about 4.3 s. Tasks submitted to run sooner go straight to the
+	// heap, so the timing of short delays, periodic tasks and bursts is
+	// the heap's alone.
+	defaultWheelHorizon = 1 << 32
+)
+
+// notQueued is the heapIndex of a task that is neither in the heap nor in
+// the wheel. A heapIndex of 0 or more is a heap slot; one of -2 or less is a
+// wheel slot (wheelIndex).
+const notQueued = -1
+
+// wheelIndex encodes slot slot of level level as a task's heapIndex.
+func wheelIndex(level, slot int) int32 { return int32(-2 - (level<<wheelSlotBits | slot)) }
+
+// wheelSlotOf decodes a heapIndex of wheelIndex.
+func wheelSlotOf(i int32) (level, slot int) {
+	k := int(-2 - i)
+	return k >> wheelSlotBits, k & (wheelSlots - 1)
+}
+
+// timingWheel is the wheel's state; the delay queue's mutex guards it. All
+// times are clock nanoseconds since the queue's origin and are compared by
+// subtraction, as the heap's are.
+//
+// The invariants: every task in the wheel is due at or after base, and the
+// tasks of a level lie in the wheelSlots slots that start at base's slot of
+// that level, so a slot's index names one slot in time. base only moves
+// forward, and never past a task in the wheel.
+type timingWheel struct {
+	tickShift uint  // log2 of a level-0 slot's width
+	horizon   int64 // the heap holds every task due within horizon of now (as of the last advance)
+
+	base  int64
+	count int
+
+	// Valid while count > 0: start is a lower bound on the start of the
+	// earliest non-empty slot, and minWhen one on every task's trigger
+	// time, exact while minExact. A task that leaves the wheel at minWhen
+	// makes it inexact; nextDue recomputes it when a wait needs it.
+	start    int64
+	minWhen  int64
+	minExact bool
+
+	levels [wheelLevels]wheelLevel
+}
+
+// wheelLevel is one level: the head of each slot's list, and a bit per
+// non-empty slot.
+type wheelLevel struct {
+	occupied uint64
+	slots    [wheelSlots]*futureTask
+}
+
+func newTimingWheel(tickShift uint, horizon int64) *timingWheel {
+	return &timingWheel{tickShift: tickShift, horizon: horizon}
+}
+
+// shift returns log2 of the width of a slot of level level.
+func (w *timingWheel) shift(level int) uint { return w.tickShift + uint(level*wheelSlotBits) }
+
+// place returns the level and slot for a task due at when, or ok false if
+// when is before base or beyond the top level's span.
+func (w *timingWheel) place(when int64) (level, slot int, ok bool) {
+	off := when - w.base
+	if off < 0 {
+		return 0, 0, false
+	}
+	b := uint64(w.base)
+	for l := range wheelLevels {
+		s := w.shift(l)
+		// k: how many slots of this level after base's slot.
+		if k := (b&(1<<s-1) + uint64(off)) >> s; k < wheelSlots {
+			return l, int((b>>s + k) & (wheelSlots - 1)), true
+		}
+	}
+	return 0, 0, false
+}
+
+// slotStart returns the start time of slot slot of level level.
+func (w *timingWheel) slotStart(level, slot int) int64 {
+	s := w.shift(level)
+	b := uint64(w.base)
+	k := (uint64(slot) - b>>s) & (wheelSlots - 1)
+	return w.base - int64(b&(1<<s-1)) + int64(k<<s)
+}
+
+// earliestSlot returns the non-empty slot that starts first, and its start;
+// of slots starting together, the highest level's, so that a slot is
+// cascaded before a lower one it may overlap is pulled. count must be > 0.
+func (w *timingWheel) earliestSlot() (level, slot int, start int64) {
+	level = -1
+	for l := wheelLevels - 1; l >= 0; l-- {
+		occ := w.levels[l].occupied
+		if occ == 0 {
+			continue
+		}
+		cur := int(uint64(w.base)>>w.shift(l)) & (wheelSlots - 1)
+		k := bits.TrailingZeros64(bits.RotateLeft64(occ, -cur))
+		sl := (cur + k) & (wheelSlots - 1)
+		st := w.slotStart(l, sl)
+		if level < 0 || st-start < 0 {
+			level, slot, start = l, sl, st
+		}
+	}
+	return level, slot, start
+}
+
+// exactMin returns the earliest trigger time in the wheel: the least of each
+// level's earliest slot. count must be > 0.
+func (w *timingWheel) exactMin() int64 {
+	first := true
+	var m int64
+	for l := range wheelLevels {
+		occ := w.levels[l].occupied
+		if occ == 0 {
+			continue
+		}
+		cur := int(uint64(w.base)>>w.shift(l)) & (wheelSlots - 1)
+		k := bits.TrailingZeros64(bits.RotateLeft64(occ, -cur))
+		for t := w.levels[l].slots[(cur+k)&(wheelSlots-1)]; t != nil; t = t.next {
+			if first || t.when-m < 0 {
+				m, first = t.when, false
+			}
+		}
+	}
+	return m
+}
+
+// add links t at the head of a slot.
+func (w *timingWheel) add(t *futureTask, level, slot int) {
+	lv := &w.levels[level]
+	head := lv.slots[slot]
+	t.next, t.prev = head, nil
+	if head != nil {
+		head.prev = t
+	}
+	lv.slots[slot] = t
+	lv.occupied |= 1 << slot
+	t.heapIndex = wheelIndex(level, slot)
+	w.count++
+}
+
+// remove unlinks t, which is in the wheel, in O(1).
+func (w *timingWheel) remove(t *futureTask) {
+	w.left(t)
+	level, slot := wheelSlotOf(t.heapIndex)
+	lv := &w.levels[level]
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		lv.slots[slot] = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	}
+	if lv.slots[slot] == nil {
+		lv.occupied &^= 1 << slot
+	}
+	t.next, t.prev = nil, nil
+	t.heapIndex = notQueued
+	w.count--
+}
+
+// detach empties a slot and returns its list.
+func (w *timingWheel) detach(level, slot int) *futureTask {
+	lv := &w.levels[level]
+	head := lv.slots[slot]
+	lv.slots[slot] = nil
+	lv.occupied &^= 1 << slot
+	return head
+}
+
+// raiseBase moves base forward to at, if at is later.
+func (w *timingWheel) raiseBase(at int64) {
+	if at-w.base > 0 {
+		w.base = at
+	}
+}
+
+// nextDue returns the earliest trigger time in the wheel, recomputing it
+// if a task that left made the bound inexact. count must be > 0.
+func (w *timingWheel) nextDue() int64 {
+	if !w.minExact {
+		w.minWhen, w.minExact = w.exactMin(), true
+	}
+	return w.minWhen
+}
+
+// left notes that t left the wheel (removed or moved into the heap).
+func (w *timingWheel) left(t *futureTask) {
+	if t.when == w.minWhen {
+		w.minExact = false
+	}
+}
+
+// Queue operations on the wheel: they need the heap too, so they are
+// methods of the delay queue. q.mu.
+
+// wheelLenLocked returns the number of tasks in the wheel.
+func (q *delayQueue) wheelLenLocked() int {
+	if q.wheel == nil {
+		return 0
+	}
+	return q.wheel.count
+}
+
+// offerWheelLocked puts t in the wheel if it is due beyond the horizon and
+// within the wheel's span, and reports whether it did. If the wheel now
+// needs a worker's attention sooner than anyone waits for, it wakes one.
+func (q *delayQueue) offerWheelLocked(t *futureTask) bool {
+	w := q.wheel
+	if w == nil || t.when-w.base < w.horizon {
+		return false
+	}
+	level, slot, ok := w.place(t.when)
+	if !ok {
+		return false
+	}
+	newSlot := w.levels[level].occupied&(1<<slot) == 0
+	first := w.count == 0
+	w.add(t, level, slot)
+	if st := w.slotStart(level, slot); first || (newSlot && st-w.start < 0) {
+		w.start = st
+	}
+	if !first && t.when-w.minWhen >= 0 {
+		return true // not the earliest: nobody needs to wait for less
+	}
+	// The earliest task in the wheel: below the old bound, so exact.
+	w.minWhen, w.minExact = t.when, true
+	if head := q.heap.peek(); head != nil && head.when-t.when <= 0 {
+		return true // the wait for the head ends first
+	}
+	if l := q.leader; l != nil && l.deadline-t.when <= 0 {
+		return true // the leader wakes in time
+	}
+	q.newHeadLocked()
+	return true
+}
+
+// removeWheelLocked removes t if it is in the wheel, and reports whether it
+// was.
+func (q *delayQueue) removeWheelLocked(t *futureTask) bool {
+	if q.wheel == nil || t.heapIndex > -2 {
+		return false
+	}
+	if level, _ := wheelSlotOf(t.heapIndex); level >= wheelLevels {
+		return false
+	}
+	q.wheel.remove(t)
+	return true
+}
+
+// advanceWheelLocked moves into the heap every wheel task due within the
+// horizon of now, cascading the slots above level 0 on the way: after it,
+// every task due by now + horizon is in the heap. Slots are processed in
+// start order; each task is moved at most once per level.
+func (q *delayQueue) advanceWheelLocked(now int64) {
+	w := q.wheel
+	if w == nil {
+		return
+	}
+	reach := w.horizon
+	if q.precise && q.margin > reach {
+		reach = q.margin // a fine wait looks at the heap only
+	}
+	for w.count > 0 && w.start-now <= reach {
+		level, slot, start := w.earliestSlot()
+		w.start = start
+		if start-now > reach {
+			break
+		}
+		q.processSlotLocked(level, slot, start)
+	}
+	// No task in the wheel is due before now + horizon, so base may
+	// follow now: new tasks then land in lower levels.
+	w.raiseBase(now)
+}
+
+// processSlotLocked cascades a slot of a level above 0 into the levels
+// below, or pulls a slot of level 0 into the heap. start is the slot's
+// start, and no task in the wheel is due before it.
+func (q *delayQueue) processSlotLocked(level, slot int, start int64) {
+	w := q.wheel
+	list := w.detach(level, slot)
+	if level == 0 {
+		w.raiseBase(start + 1<<w.tickShift)
+	} else {
+		w.raiseBase(start)
+	}
+	for t := list; t != nil; {
+		next := t.next
+		t.next, t.prev = nil, nil
+		w.count--
+		t.heapIndex = notQueued
+		if l, s, ok := w.place(t.when); level > 0 && ok && l < level {
+			w.add(t, l, s)
+		} else {
+			w.left(t)
+			q.heap.push(t)
+		}
+		t = next
+	}
+}
+
+// headLocked returns the earliest-due queued task, or nil: the heap's head
+// once every wheel slot that may hold an earlier task has been moved in.
+// For the rare callers that need the true head whatever its time
+// (DiscardOldestPolicy, the overflow rule of huge delays); workers advance
+// the wheel by time instead.
+func (q *delayQueue) headLocked() *futureTask {
+	w := q.wheel
+	for w != nil && w.count > 0 {
+		level, slot, start := w.earliestSlot()
+		if head := q.heap.peek(); head != nil && head.when-start < 0 {
+			break
+		}
+		q.processSlotLocked(level, slot, start)
+	}
+	return q.heap.peek()
+}
+
+// wakeTimeLocked returns when the next timed wait must end: the trigger
+// time of the earliest task, head (the heap's) or the wheel's. ok is false
+// if nothing is queued.
+func (q *delayQueue) wakeTimeLocked(head *futureTask) (when int64, ok bool) {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		if head == nil {
+			return 0, false
+		}
+		return head.when, true
+	}
+	if head != nil && head.when-w.minWhen <= 0 {
+		return head.when, true // before the wheel's lower bound: no need for the exact one
+	}
+	when = w.nextDue()
+	if head != nil && head.when-when < 0 {
+		when = head.when
+	}
+	return when, true
+}
+
+// eachWheelTask calls f for every task in the wheel. f must not change the
+// wheel.
+func (w *timingWheel) eachWheelTask(f func(t *futureTask)) {
+	for l := range w.levels {
+		lv := &w.levels[l]
+		for occ := lv.occupied; occ != 0; occ &= occ - 1 {
+			for t := lv.slots[bits.TrailingZeros64(occ)]; t != nil; t = t.next {
+				f(t)
+			}
+		}
+	}
+}
+
+// filterWheelLocked removes from the wheel every task for which drop returns
+// true, calling drop once per task.
+func (q *delayQueue) filterWheelLocked(drop func(*futureTask) bool) {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		return
+	}
+	for l := range w.levels {
+		lv := &w.levels[l]
+		for occ := lv.occupied; occ != 0; occ &= occ - 1 {
+			for t := lv.slots[bits.TrailingZeros64(occ)]; t != nil; {
+				next := t.next
+				if drop(t) {
+					w.remove(t)
+				}
+				t = next
+			}
+		}
+	}
+}
+
+// flushWheelLocked moves every wheel task into the heap.
+func (q *delayQueue) flushWheelLocked() {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		return
+	}
+	for l := range w.levels {
+		for occ := w.levels[l].occupied; occ != 0; occ &= occ - 1 {
+			slot := bits.TrailingZeros64(occ)
+			for t := w.detach(l, slot); t != nil; {
+				next := t.next
+				t.next, t.prev = nil, nil
+				w.count--
+				w.left(t)
+				q.heap.push(t)
+				t = next
+			}
+		}
+	}
+}
+
+// smallestWheel returns up to k of the wheel's earliest-due tasks, in due
+// order. It visits slots in start order and stops at the first slot that
+// starts after the k-th earliest task found so far: the slots that may
+// hold an earlier one, not the whole wheel.
+func (w *timingWheel) smallest(k int) []heapEntry {
+	if w == nil || w.count == 0 || k <= 0 {
+		return nil
+	}
+	type slotRef struct {
+		level, slot int
+		start       int64
+	}
+	var refs []slotRef
+	for l := range w.levels {
+		for occ := w.levels[l].occupied; occ != 0; occ &= occ - 1 {
+			s := bits.TrailingZeros64(occ)
+			refs = append(refs, slotRef{l, s, w.slotStart(l, s)})
+		}
+	}
+	base := w.base
+	slices.SortFunc(refs, func(x, y slotRef) int {
+		// Offsets from base: a slot starts at most one slot width
+		// before it, so these never wrap.
+		return cmpInt64(x.start-base, y.start-base)
+	})
+	var out []heapEntry
+	for _, r := range refs {
+		if len(out) >= k && r.start-out[k-1].when > 0 {
+			break
+		}
+		for t := w.levels[r.level].slots[r.slot]; t != nil; t = t.next {
+			out = append(out, heapEntry{when: t.when, seq: t.seq, t: t})
+		}
+		slices.SortFunc(out, cmpEntries)
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	return out
+}
+
+// cmpEntries orders heap entries as the heap does.
+func cmpEntries(x, y heapEntry) int {
+	if x.less(&y) {
+		return -1
+	}
+	if y.less(&x) {
+		return 1
+	}
+	return 0
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
