@@ -176,9 +176,12 @@ func WithClock(clk scheduler.Clock) Option {
 	return optionFunc(func(c *config) { c.clock = clk })
 }
 
-// WithConcurrency sets how many tasks the node runs at once (default 16):
-// the pool size of its scheduler.Scheduler (asynq's Concurrency, Quartz's
-// threadCount). A node claims a task only when a worker is free for it.
+// WithConcurrency sets how many tasks the node claims and runs at once
+// (default 16; asynq's Concurrency, Quartz's threadCount): its workers. A
+// node claims a task only when a worker is free for it; when tasks of
+// several kinds wait, WithKindPriority decides which goes first, and
+// WithKindConcurrency caps a kind. Its scheduler.Scheduler has one worker
+// more, which moves the tasks that fall due to their kinds' ready queues.
 // Give the Redis client a PoolSize above it (go-redis's default is 10 per
 // CPU), so that the heartbeat never queues for a connection behind claims
 // and handlers; New logs a warning otherwise.
