@@ -162,13 +162,22 @@
 // Use a Redis (or Valkey) of version 7 or later, and turn on the AOF with
 // appendfsync always (or everysec, accepting the loss of the last second)
 // if an acknowledged Schedule must survive a crash of Redis itself. Give
-// the go-redis client a PoolSize above WithConcurrency. In a Redis Cluster,
-// every key of a prefix is in one slot, and a few scripts build task keys
-// from the prefix (see store.go).
+// the go-redis client a PoolSize above WithConcurrency.
 //
-// The tests start a real redis-server of their own on a free port
-// (internal/redistest), and so do the chaos test (internal/chaos) and the
-// benchmark (benchmarks/clusterbench); nothing here is tested against a
-// mock. docs/cluster.md has the guarantees table, the measured clock skew
-// tolerated and how to run the chaos test for longer.
+// On a Redis Cluster (redis.NewClusterClient) every key of a prefix is in
+// the slot of its hash tag, on one master, and most scripts build keys from
+// the prefix (see store.go). Replication is asynchronous: a failover can
+// lose the writes the dead master acknowledged last. WithReplicaAcks makes
+// Schedule and Cancel wait for replicas (Redis's WAIT), so that nothing
+// acknowledged is lost; a lost write on the lease path only repeats a run.
+// After a failed renewal, Schedule or Cancel a node asks its cluster
+// client to reread the slots, so it finds a promoted replica at once.
+//
+// The tests start a real redis-server of their own on a free port, or a
+// Redis Cluster of three masters with a replica each (internal/redistest),
+// and so do the chaos test (internal/chaos) and the benchmarks
+// (benchmarks/clusterbench, benchmarks/clusterscale); nothing here is
+// tested against a mock. docs/cluster.md has the guarantees table, the
+// measured clock skew tolerated, running on Redis Cluster and how to run
+// the chaos test for longer.
 package cluster
