@@ -94,8 +94,17 @@
 // (prefix:nodes) names a preferred node. That node claims at the due time.
 // The others wait WithBackupDelay longer and drop the task as soon as the
 // claim's notice arrives on the channel. A node claims only when one of
-// its workers is free (WithConcurrency). A busy, dead or kind-less preferred
-// node therefore costs its tasks the backup delay, never the task itself.
+// its workers is free (WithConcurrency) and the task's kind is below its
+// limit on the node (WithKindConcurrency); a due task waits for that in
+// its kind's ready queue, and when several kinds wait, their priorities
+// (WithKindPriority, WithStrictPriority) decide which a free worker takes.
+// A busy, dead or kind-less preferred node therefore costs its tasks the
+// backup delay, never the task itself.
+//
+// Every started node keeps a record of itself in Redis (Node.Members) and
+// of the periodic tasks it declares (Node.PeriodicTasks), renewed with its
+// membership and expiring a lease after the last renewal, and logs a
+// warning about due tasks of a kind no live node handles.
 //
 // Cluster-once periodic tasks are ordinary durable tasks whose ID is
 // name@due (OccurrenceID). On each sweep, every node stores the occurrences
@@ -153,13 +162,22 @@
 // Use a Redis (or Valkey) of version 7 or later, and turn on the AOF with
 // appendfsync always (or everysec, accepting the loss of the last second)
 // if an acknowledged Schedule must survive a crash of Redis itself. Give
-// the go-redis client a PoolSize above WithConcurrency. In a Redis Cluster,
-// every key of a prefix is in one slot, and a few scripts build task keys
-// from the prefix (see store.go).
+// the go-redis client a PoolSize above WithConcurrency.
 //
-// The tests start a real redis-server of their own on a free port
-// (internal/redistest), and so do the chaos test (internal/chaos) and the
-// benchmark (benchmarks/clusterbench); nothing here is tested against a
-// mock. docs/cluster.md has the guarantees table, the measured clock skew
-// tolerated and how to run the chaos test for longer.
+// On a Redis Cluster (redis.NewClusterClient) every key of a prefix is in
+// the slot of its hash tag, on one master, and most scripts build keys from
+// the prefix (see store.go). Replication is asynchronous: a failover can
+// lose the writes the dead master acknowledged last. WithReplicaAcks makes
+// Schedule and Cancel wait for replicas (Redis's WAIT), so that nothing
+// acknowledged is lost; a lost write on the lease path only repeats a run.
+// After a failed renewal, Schedule or Cancel a node asks its cluster
+// client to reread the slots, so it finds a promoted replica at once.
+//
+// The tests start a real redis-server of their own on a free port, or a
+// Redis Cluster of three masters with a replica each (internal/redistest),
+// and so do the chaos test (internal/chaos) and the benchmarks
+// (benchmarks/clusterbench, benchmarks/clusterscale); nothing here is
+// tested against a mock. docs/cluster.md has the guarantees table, the
+// measured clock skew tolerated, running on Redis Cluster and how to run
+// the chaos test for longer.
 package cluster

@@ -63,7 +63,8 @@ type Observer struct {
 	// Run is called before the handler with the handler's ctx, the task,
 	// and the metadata stored with it (nil if none); the ctx it returns
 	// is the handler's (a span's, for example). It must return a context
-	// derived from ctx, so that the handler still sees its cancelation.
+	// derived from ctx, so that the handler still sees its cancelation;
+	// nil means ctx.
 	// Every Run is followed by exactly one Ended.
 	Run func(ctx context.Context, t Task, metadata map[string]string) context.Context
 
@@ -225,7 +226,9 @@ type runObservation struct {
 func (n *Node) observeRun(ctx context.Context, t Task, meta string) runObservation {
 	o := runObservation{ctx: ctx, task: t}
 	if n.cfg.observer.Run != nil {
-		o.ctx = n.cfg.observer.Run(ctx, t, n.decodeMetadata(t.ID, meta))
+		if c := n.cfg.observer.Run(ctx, t, n.decodeMetadata(t.ID, meta)); c != nil {
+			o.ctx = c
+		}
 	}
 	if n.cfg.observer.Ended != nil {
 		o.started = time.Now()

@@ -188,7 +188,6 @@ func TestObserverSeesAHandlerAbandonedPastItsTimeLimitOnce(t *testing.T) {
 	rec := newRecorder()
 	hang := make(chan struct{})
 	n := newNode(t, srv, nil, cluster.WithObserver(rec.observer()))
-	t.Cleanup(func() { close(hang) }) // after StopNow: the handler never returns meanwhile
 	require.NoError(t, n.Handle("hangs", func(context.Context, cluster.Task) error {
 		<-hang
 		return nil
@@ -200,6 +199,10 @@ func TestObserverSeesAHandlerAbandonedPastItsTimeLimitOnce(t *testing.T) {
 	assert.Equal(t, cluster.OutcomeTimedOut, e.Outcome)
 	assert.True(t, e.Dead)
 	assert.GreaterOrEqual(t, e.Duration, 50*time.Millisecond+testLease/10, "the limit and the grace")
+
+	close(hang) // the handler returns now; its late result is dropped
+	require.NoError(t, n.Stop(context.Background()), "Stop waits for the handler")
+	assert.Empty(t, rec.ended, "the abandoned run is reported once")
 }
 
 func TestObserverSeesARunCanceledByCancel(t *testing.T) {
@@ -283,7 +286,7 @@ func TestStatsCountTheWindowAndTheRunning(t *testing.T) {
 		<-release
 		return nil
 	}})
-	t.Cleanup(func() { close(release) })
+	t.Cleanup(func() { close(release) }) // runs before the node's StopNow (cleanups run last first), which waits for the handler
 	assert.Equal(t, cluster.Stats{}, n.Stats(), "a node not started holds nothing")
 	start(t, n)
 	ctx := context.Background()

@@ -56,6 +56,9 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	var watchdog *time.Timer
 	abandoned := make(chan struct{})
 	if limit > 0 {
+		// The watchdog's own copy: a variable this large that a closure
+		// captures lives on the heap, and only runs with a limit pay.
+		obs := obs
 		timeout := fmt.Errorf("cluster: run %s: %w after %v", id, ErrTaskTimeout, limit)
 		limitTimer := time.AfterFunc(limit, func() { cancel(timeout) })
 		defer limitTimer.Stop()

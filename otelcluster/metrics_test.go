@@ -103,7 +103,7 @@ func TestGaugesReadTheNodesStats(t *testing.T) {
 		<-release
 		return nil
 	}}, nil)
-	t.Cleanup(func() { close(release) }) // after the node's StopNow: the run holds on meanwhile
+	t.Cleanup(func() { close(release) }) // runs before the node's StopNow (cleanups run last first), which waits for the handler
 	e.start(t)
 	ctx := context.Background()
 	e.schedule(t, ctx, "k")
