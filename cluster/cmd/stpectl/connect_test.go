@@ -107,3 +107,10 @@ func TestHealthReportsRedisAndTheCounts(t *testing.T) {
 		t.Fatalf("health:\n%s", r.stdout)
 	}
 }
+
+func TestTimeoutBoundsTheCommand(t *testing.T) {
+	f := newFixture(t)
+	r := f.ctl("-timeout", "1ns", "counts")
+	wantExit(t, r, 1, "context deadline exceeded")
+	wantOK(t, f.ctl("-timeout", "5s", "counts"))
+}
