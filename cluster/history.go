@@ -100,6 +100,7 @@ func ownerNode(token string) string {
 	return token
 }
 
-// Name is this node's name: random, fixed at New. Run records
-// (RunRecord.Node) and Info.Owner name the node that ran a task by it.
+// Name is this node's name: random, fixed at New, the stem of its claim
+// tokens. Run records (RunRecord.Node), Info.Owner and the registry
+// (Member.Name) name a node by it.
 func (n *Node) Name() string { return n.name }

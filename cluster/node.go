@@ -127,11 +127,24 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		kick:     make(chan struct{}, 1),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
-	if c, ok := rdb.(*redis.Client); ok && c.Options().PoolSize < cfg.concurrency+4 {
+	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {
 		cfg.logger.Warn("cluster: New: the Redis client's pool is smaller than the concurrency plus 4; renewals may queue behind claims and leases expire",
-			"pool", c.Options().PoolSize, "concurrency", cfg.concurrency)
+			"pool", pool, "concurrency", cfg.concurrency)
 	}
 	return n, nil
+}
+
+// poolSize is the connection pool of rdb to the server that holds the
+// store (a cluster client's pool is per server, 5 per CPU by default), or
+// 0 for a client whose pool it cannot tell.
+func poolSize(rdb redis.UniversalClient) int {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().PoolSize
+	case *redis.ClusterClient:
+		return c.Options().PoolSize
+	}
+	return 0
 }
 
 // Handle registers h for the tasks of kind (asynq's ServeMux.HandleFunc,

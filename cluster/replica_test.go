@@ -38,6 +38,9 @@ const (
 
 // replicaMain runs one replica until SIGTERM, then stops it gracefully.
 func replicaMain(role string) int {
+	if role == opsRole {
+		return opsReplicaMain()
+	}
 	if role != "worker" {
 		fmt.Fprintln(os.Stderr, "unknown replica role", role)
 		return 2

@@ -35,6 +35,11 @@ const (
 	// DeadKey is a span attribute, true when the run's failure made the
 	// task dead.
 	DeadKey = attribute.Key("scheduler.cluster.task.dead")
+	// NodeKey is a span attribute: the name of the node that ran the task
+	// (cluster.Node.Name, as run records and Info.Owner give it), once
+	// Register is called. Metrics do not carry it: a node's name is new
+	// at every start.
+	NodeKey = attribute.Key("scheduler.cluster.node.name")
 )
 
 // The values of KindKey beyond the bound.

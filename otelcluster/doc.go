@@ -86,7 +86,8 @@
 //
 // Each run is one span named "run <kind>" (the bounded kind), of kind
 // Consumer, with the attributes scheduler.cluster.task.kind,
-// scheduler.cluster.task.id, scheduler.cluster.task.attempt (the failed
+// scheduler.cluster.node.name (the node that ran it, once Register is
+// called), scheduler.cluster.task.id, scheduler.cluster.task.attempt (the failed
 // runs before this one), scheduler.cluster.task.lost (the runs lost
 // before), scheduler.cluster.task.due (RFC 3339) and, at the end,
 // scheduler.cluster.run.outcome, and scheduler.cluster.task.dead when the

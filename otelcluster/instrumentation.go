@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -29,8 +30,9 @@ type Instrumentation struct {
 	meter      metric.Meter
 	propagator propagation.TextMapPropagator
 	kinds      *kindTable
-	tracing    bool        // false for a no-op TracerProvider: no metadata, no spans
-	stopped    atomic.Bool // set by Shutdown: the hooks record nothing more
+	tracing    bool                               // false for a no-op TracerProvider: no metadata, no spans
+	stopped    atomic.Bool                        // set by Shutdown: the hooks record nothing more
+	nodeName   atomic.Pointer[attribute.KeyValue] // NodeKey of the registered node, for spans
 
 	scheduled metric.Int64Counter
 	claimed   metric.Int64Counter
@@ -104,7 +106,8 @@ func isNoopTracerProvider(tp trace.TracerProvider) bool {
 }
 
 // Register starts reporting n's running tasks and window (read from
-// n.Stats at each collection). It may be called once; a second call, a nil
+// n.Stats at each collection), and names n on the spans of the runs that
+// start after it (scheduler.cluster.node.name). It may be called once; a second call, a nil
 // n, or a call after Shutdown fails with an error wrapping
 // scheduler.ErrInvalidArgument.
 func (i *Instrumentation) Register(n *cluster.Node) error {
@@ -124,6 +127,8 @@ func (i *Instrumentation) Register(n *cluster.Node) error {
 		return fmt.Errorf("otelcluster: %w", err)
 	}
 	i.registration = reg
+	name := NodeKey.String(n.Name())
+	i.nodeName.Store(&name)
 	return nil
 }
 

@@ -50,7 +50,7 @@ func (i *Instrumentation) startRun(ctx context.Context, t cluster.Task, meta map
 	l := i.kinds.label(t.Kind)
 	opts := make([]trace.SpanStartOption, 0, len(l.spanStart)+3)
 	opts = append(opts, l.spanStart...)
-	opts = append(opts, trace.WithNewRoot(), trace.WithAttributes(runAttributes(l, t)...))
+	opts = append(opts, trace.WithNewRoot(), trace.WithAttributes(i.runAttributes(l, t)...))
 	if len(meta) > 0 {
 		scheduling := i.propagator.Extract(context.Background(), propagation.MapCarrier(meta))
 		if sc := trace.SpanContextFromContext(scheduling); sc.IsValid() {
@@ -65,12 +65,15 @@ func (i *Instrumentation) startRun(ctx context.Context, t cluster.Task, meta map
 }
 
 // runAttributes are the attributes of a run's span known at its start:
-// the task's own kind if its label is "other", its ID, attempt, lost runs
-// and due time.
-func runAttributes(l *kindLabel, t cluster.Task) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 5)
+// the task's own kind if its label is "other", the node's name once
+// registered, the task's ID, attempt, lost runs and due time.
+func (i *Instrumentation) runAttributes(l *kindLabel, t cluster.Task) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 6)
 	if l.name == OtherKind {
 		attrs = append(attrs, KindKey.String(t.Kind))
+	}
+	if name := i.nodeName.Load(); name != nil {
+		attrs = append(attrs, *name)
 	}
 	return append(attrs,
 		TaskIDKey.String(t.ID),

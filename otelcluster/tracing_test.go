@@ -58,6 +58,7 @@ func TestRunSpanIsANewTraceLinkedToTheSchedulingSpan(t *testing.T) {
 	assert.Equal(t, int64(0), a[otelcluster.LostKey].AsInt64())
 	assert.Equal(t, time.UnixMicro(due.UnixMicro()).Format(time.RFC3339Nano), a[otelcluster.DueKey].AsString())
 	assert.Equal(t, "succeeded", a[otelcluster.OutcomeKey].AsString())
+	assert.Equal(t, e.n.Name(), a[otelcluster.NodeKey].AsString())
 	assert.Equal(t, codes.Unset, run.Status().Code)
 }
 
