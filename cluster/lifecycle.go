@@ -140,5 +140,6 @@ func (n *Node) endStop() {
 	n.mu.Lock()
 	n.state = stateStopped
 	clear(n.loaded)
+	clear(n.ready)
 	n.mu.Unlock()
 }
