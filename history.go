@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -93,13 +94,44 @@ type runHistory struct {
 type historySlot struct {
 	// second is the second (clock seconds since the origin) the counts
 	// below are of, plus one; 0 for a slot never used. The first run of a
-	// new second claims the slot by a CAS and clears the counts.
+	// new second claims the slot (claim): it marks it as being cleared for
+	// that second (the negated value), clears the counts, then publishes
+	// the second; the runs of that second meanwhile wait, so none is
+	// counted and then cleared away.
 	second atomic.Int64
 	failed atomic.Uint32
 	late   [latenessBuckets]atomic.Uint32
 }
 
 func slotOf(sec int64) int { return int(uint64(sec) % historySeconds) }
+
+// claim makes the slot count second (a second plus one, above 0), clearing
+// it first if it held an earlier second, and reports false if it holds a
+// later second, whose counts stay.
+func (sl *historySlot) claim(second int64) bool {
+	for {
+		old := sl.second.Load()
+		switch {
+		case old == second:
+			return true
+		case old == -second:
+			runtime.Gosched() // another run of this second is clearing the slot
+			continue
+		case old > second || -old > second:
+			return false
+		}
+		if !sl.second.CompareAndSwap(old, -second) {
+			continue
+		}
+		sl.failed.Store(0)
+		for i := range sl.late {
+			sl.late[i].Store(0)
+		}
+		// A run of a later second may have taken the slot meanwhile; then
+		// the counts are its own.
+		return sl.second.CompareAndSwap(-second, second)
+	}
+}
 
 // recordRun counts a run that ended, if the history is on. rec is the
 // run's record: its start and due say when it ran and how late.
@@ -113,14 +145,8 @@ func (s *Scheduler) recordRun(rec *runRecord, err error) {
 		return
 	}
 	sl := &h.slots[slotOf(sec)]
-	if old := sl.second.Load(); old != sec+1 {
-		if old > sec+1 || !sl.second.CompareAndSwap(old, sec+1) {
-			return // a later second owns the slot, or another run just claimed it
-		}
-		sl.failed.Store(0)
-		for i := range sl.late {
-			sl.late[i].Store(0)
-		}
+	if !sl.claim(sec + 1) {
+		return // a later second owns the slot
 	}
 	if err != nil {
 		sl.failed.Add(1)

@@ -13,10 +13,12 @@ import "time"
 //   - Every other worker is a follower and waits untimed on the followers
 //     sync.Cond.
 //   - With WithPreciseTiming, the leader's timer fires a margin before the
-//     head is due, and the worker finishes the wait in a fine wait of short
-//     high-resolution sleeps (precise.go). That worker, q.fine, is not the
-//     leader: beside it one worker may lead, and a new head already due is
-//     taken by a follower at once; it re-reads the head between sleeps.
+//     head is due, and the worker finishes the wait in a fine wait, one
+//     high-resolution wait per head (precise.go). That worker, q.fine, is
+//     not the leader: beside it one worker leads, its timer armed a while
+//     after the head, for when the fine waiter is busy with a long task; a
+//     new head due sooner than the fine waiter's wait ends wakes the fine
+//     waiter instead of the leader.
 //
 // Go's sync.Cond has no timed wait, and bridging one to a deadline costs a
 // goroutine or a broadcast per wake-up. Splitting the roles gives each wait
@@ -88,7 +90,8 @@ func (q *delayQueue) followLocked() {
 // leadLocked makes w the leader and waits until the head, due at when, is
 // due or w is woken. now is the clock reading the caller found the head not
 // yet due with. With precise timing the wait ends q.margin early, and
-// the caller's next take finishes it in the fine wait (precise.go).
+// the caller's next take finishes it in the fine wait (precise.go); while
+// a fine waiter waits for the head, the wait ends preciseWatchdog late.
 func (q *delayQueue) leadLocked(w *worker, when, now int64) {
 	q.leader = w
 	if q.precise && q.preciseLocked() {
@@ -172,7 +175,8 @@ func (q *delayQueue) armLocked(w *worker, when, now int64) bool {
 	return true
 }
 
-// newHeadLocked wakes one waiter to wait for a new, earlier head.
+// newHeadLocked wakes one waiter to wait for a new, earlier head: the fine
+// waiter if it waits past it, else the leader, else a follower.
 func (q *delayQueue) newHeadLocked() {
 	if h := q.heap.peek(); h != nil && q.sleeper.until != 0 && h.when-q.sleeper.until < 0 {
 		// The fine waiter sleeps past the new head: it takes it.

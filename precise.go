@@ -6,26 +6,36 @@ import (
 	"time"
 )
 
-// Precise timing: finishing each timed wait with a high-resolution
-// sleep. There is no JDK counterpart: a JVM's timed park is already
+// Precise timing: finishing each timed wait with a high-resolution wait.
+// There is no JDK counterpart: a JVM's timed park is already
 // high-resolution on Linux, Go's runtime timers are not.
 //
 // Go's runtime timers wake late on Linux, by up to about a millisecond: the
 // netpoller blocks in epoll_wait, whose timeout is in whole milliseconds.
 // With precise timing on, the leader arms its timer a margin before the
-// head is due, and the worker that wakes finishes the last stretch in the
-// fine wait below: short high-resolution sleeps (nanosleep, whose only
-// lateness is the kernel's timer slack, 50 µs by default) until the head is
-// due. The fine waiter is not the leader: while it sleeps, a new head that
-// is already due is taken by a follower at once, and one due within the
-// margin is picked up by the fine waiter itself, which re-reads the head
-// after every step of at most preciseStep. So the rule of one timed waiter
-// becomes "one timed waiter plus, for the last stretch, one fine waiter".
+// head is due, and the worker that wakes becomes the fine waiter (q.fine):
+// it waits for the head in one futex wait with a timeout (fineSleep), its
+// thread's timer slack lowered to 1 ns for that call, so the wait ends when
+// the hardware timer fires, not up to 50 µs later; a head due within
+// preciseSpin it waits for by spinning on the clock instead. When the head
+// is due it takes it, runs it, and comes back for the next: it takes every
+// task that is due itself, one after the other, and the other workers are
+// not woken for them.
 //
-// On Linux each of those sleeps runs with its thread's timer slack set to
-// 1 ns (prctl PR_SET_TIMERSLACK) and put back after it (highResSleep), so
-// a sleep ends when the hardware timer fires, not up to 50 µs later; the
-// cost is three prctl calls per sleep, each well under a microsecond.
+// The wake-ups, not the tasks, are what precise timing costs in CPU: each
+// is a context switch and three system calls. So a fine wait never ends
+// sooner than preciseGap after the last one ended, whatever the heads: due
+// times closer together than that share one wake-up, and a dense load costs
+// at most 1/preciseGap wake-ups a second (docs/precise-timing.md has the
+// cost model and the measurements).
+//
+// Beside the fine waiter, one worker leads as in the default mode, its
+// timer armed preciseWatchdog after the head: if the fine waiter runs a long
+// task, the leader takes the tasks that come due meanwhile, about as late
+// as without precise timing; the other workers follow. So the rule of one
+// timed waiter becomes "one timed waiter plus one fine waiter". A new head
+// due before the fine waiter's wait ends wakes it (wakeFineLocked), and so
+// does an event that concerns every worker (shutdown, a smaller pool).
 
 const (
 	// preciseMargin is how long before the head's trigger time the
@@ -44,7 +54,7 @@ const (
 	// one wake-up. It bounds the wake-ups at 1/preciseGap per second
 	// whatever the task rate, at a cost of up to preciseGap of lateness
 	// for tasks due that close to the previous ones.
-	preciseGap = 40 * time.Microsecond
+	preciseGap = 60 * time.Microsecond
 	// preciseSpin is the longest wait the fine waiter spins instead of
 	// sleeping: shorter than a sleep's own wake-up latency on a VM, and
 	// cheaper in CPU than the wake-up.
@@ -61,42 +71,40 @@ const (
 
 // WithPreciseTiming makes the scheduler start tasks within tens of
 // microseconds of their trigger time instead of up to a millisecond late
-// (default off). Each worker's timed wait for the head ends 1.5 ms early,
-// and the worker finishes the wait with high-resolution sleeps (nanosleep
-// with a 1 ns timer slack) of 40 to 200 µs, re-reading the head between
-// them; it never starts a task before its trigger time. On Linux, with the
-// system clock, this gives start lateness of about 45-70 µs at the median,
-// where Go's runtime timers, and so time.AfterFunc
-// and this scheduler by default, give about 0.5 ms; see
+// (default off). The leader's timed wait for the head ends 1.5 ms early, and
+// the worker finishes it in one high-resolution wait (a futex wait with a
+// 1 ns timer slack), then runs every task that is due itself; it never
+// starts a task before its trigger time. On Linux, with the system clock,
+// this gives start lateness of a few tens of microseconds at the median,
+// where Go's runtime timers, and so time.AfterFunc and this scheduler by
+// default, give about 0.5 ms; see docs/precise-timing.md and
 // benchmarks/README.md. There is no JDK counterpart: the JVM's timed waits
 // are high-resolution already.
 //
 // It has no effect with a Clock other than SystemClock, and on systems
 // other than Linux (the plain timer is used there). Inside a
-// testing/synctest bubble a real sleep does not move the bubble's fake
+// testing/synctest bubble a real wait does not move the bubble's fake
 // time: the first fine wait that sees the clock stand still across a
-// completed sleep turns precise timing off for the scheduler, and every
-// wait after that is the plain timer's, so tests in a bubble see exactly
-// the behaviour of the default.
+// completed wait (or a spin) turns precise timing off for the scheduler,
+// and every wait after that is the plain timer's, so tests in a bubble see
+// exactly the behaviour of the default.
 //
 // The costs, which are why it is opt-in:
 //
-//   - CPU: the worker wakes once per distinct due time instead of once per
-//     millisecond tick, so a scheduler running many short tasks uses more
-//     CPU per run: 2-3× the default in BenchmarkPreciseLateness (20,000
-//     one-shot tasks over 2 s, or 1,000 fixed-rate tasks every 10 ms) on a
-//     2-core VM, where a wake-up is expensive. Sparse tasks cost a few
-//     sleeps each.
-//   - Other goroutines: a fine waiter is blocked in a system call and holds
-//     its OS thread, and the Go runtime gives that thread's P to other
-//     goroutines only when sysmon notices (after 20 µs to 10 ms). The fine
-//     waiter yields (runtime.Gosched) between steps to bound that, but in a
-//     program with GOMAXPROCS=1 other goroutines wait longer while tasks
+//   - CPU: a wake-up per distinct due time, at most one per 60 µs, instead
+//     of one per millisecond tick. A wake-up is a context switch and three
+//     system calls, tens of microseconds of CPU on a VM, so a scheduler
+//     running 100,000 short tasks a second uses more CPU than the default
+//     (BenchmarkPreciseLateness, load=fixedrate, reports it); sparse tasks
+//     cost one wake-up each.
+//   - Other goroutines: a wait of up to 200 µs keeps the worker's P, so
+//     that the runtime's monitor thread does not poll every 20 µs to take
+//     it back, and a longer one gives the P back only when that monitor
+//     notices (after 20 µs to 10 ms). With GOMAXPROCS=1 the worker yields
+//     before each wait, but other goroutines still wait longer while tasks
 //     are about to come due. BenchmarkPreciseNeighbour measures it: the
 //     latency of a channel hand-off between two other goroutines while a
-//     scheduler runs 20,000 tasks over 2 s, at GOMAXPROCS 1 and 2; at
-//     GOMAXPROCS=1 its p99 rose from about 0.03-0.1 ms to about 0.8 ms
-//     with precise timing on (benchmarks/README.md has the numbers).
+//     scheduler runs 20,000 tasks over 2 s, at GOMAXPROCS 1 and 2.
 func WithPreciseTiming(on bool) Option {
 	return optionFunc(func(c *config) { c.preciseTiming = on })
 }
@@ -134,8 +142,9 @@ func (q *delayQueue) preciseLocked() bool {
 // The sleep ends at the head's time, but no sooner than preciseGap after
 // the last one ended: due times closer together than that share one
 // wake-up, and the worker then takes every task that is due, one after
-// the other, without waking another worker for each (the leader waits for
-// the head's own time meanwhile, so handOffLocked has nobody to signal).
+// the other, without waking another worker for each (meanwhile the
+// leader's timer is armed preciseWatchdog after the head, so
+// handOffLocked has nobody to signal).
 func (q *delayQueue) fineWaitLocked(w *worker) {
 	q.fine = w
 	if q.onFineWait != nil {
@@ -216,15 +225,14 @@ func spinUntil(now func() int64, until int64) bool {
 // up: far more than a real clock's resolution allows.
 const spinStuck = 1000
 
-// wakeFineLocked ends the fine waiter's sleep, if it sleeps, and reports
-// whether it did. The fine waiter then re-takes: it finds a new head that
-// is due sooner, or finds that it must exit.
-func (q *delayQueue) wakeFineLocked() bool {
+// wakeFineLocked ends the fine waiter's sleep, if it sleeps. The fine
+// waiter then re-takes: it finds a new head that is due sooner, or finds
+// that it must exit.
+func (q *delayQueue) wakeFineLocked() {
 	if q.sleeper.until == 0 {
-		return false
+		return
 	}
 	q.sleeper.until = 0
 	q.sleeper.word.Add(1)
 	fineWake(&q.sleeper.word)
-	return true
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-// Precise timing: how late tasks start with and without
+// Precise timing: how late tasks start with and without
 // WithPreciseTiming, against time.AfterFunc in the same run, what it costs
 // in CPU, and what it does to the other goroutines of a GOMAXPROCS=1
 // program. Run them interleaved, as the other benchmarks:
@@ -17,7 +17,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,11 +28,13 @@ import (
 // the reference first.
 var benchPreciseImpls = []string{"afterfunc", "scheduler", "scheduler-precise"}
 
-// benchPreciseScheduler returns a Scheduler of pool workers, with precise
-// timing if impl is "scheduler-precise". The caller stops it with
+// benchPreciseScheduler returns a Scheduler of pool workers with
+// remove-on-cancel (as the compare harness makes it), with precise timing
+// if impl is "scheduler-precise". The caller stops it with
 // benchStopScheduler.
 func benchPreciseScheduler(b *testing.B, impl string, pool int) *scheduler.Scheduler {
-	s, err := scheduler.New(pool, scheduler.WithPreciseTiming(impl == "scheduler-precise"))
+	s, err := scheduler.New(pool, scheduler.WithRemoveOnCancel(true),
+		scheduler.WithPreciseTiming(impl == "scheduler-precise"))
 	require.NoError(b, err)
 	return s
 }
@@ -53,21 +54,24 @@ func benchReportLateness(b *testing.B, late []time.Duration, cpu time.Duration) 
 }
 
 // BenchmarkPreciseLateness measures start lateness, the time from a run's
-// due instant to the start of its body, on two loads, each op a fresh
-// scheduler:
+// due instant to the start of its body, on the two loads of the compare
+// harness (../shared/bench/go, workloads "lateness" and "periodic"), each op
+// a fresh scheduler on a pool of 2 with remove-on-cancel, as the harness
+// makes it:
 //
-//   - load=spread: 20,000 one-shot tasks at random delays spread over 2 s,
-//     on a pool of 2;
-//   - load=fixedrate: 1,000 fixed-rate tasks every 10 ms for 3 s (first
-//     runs staggered over one period), on a pool of 2; time.AfterFunc
-//     re-arms each timer from its callback for the next fixed-rate time.
+//   - load=spread: 20,000 one-shot tasks at random delays spread over 2 s;
+//   - load=fixedrate: 1,000 fixed-rate tasks every 10 ms, task i first due
+//     i×10 µs after its schedule call, for a window of 3 s from the first
+//     call; time.AfterFunc re-arms each timer from its callback for the
+//     next fixed-rate time.
 //
-// It reports p50/p99/p999/max lateness in µs over all ops, and cpu-ns/task,
-// the process's CPU time (getrusage) over the op per run.
+// It reports p50/p99/p999/max lateness in µs over all ops, cpu-ns/task, the
+// process's CPU time per run, and cpu-s/op, the process's CPU time per op:
+// for load=fixedrate over the window only, the harness's "per CPU s".
 func BenchmarkPreciseLateness(b *testing.B) {
 	for _, load := range []struct {
 		name string
-		run  func(b *testing.B, impl string) []time.Duration
+		run  func(b *testing.B, impl string) ([]time.Duration, time.Duration)
 	}{
 		{"spread", benchPreciseSpread},
 		{"fixedrate", benchPreciseFixedRate},
@@ -78,22 +82,25 @@ func BenchmarkPreciseLateness(b *testing.B) {
 				var cpu time.Duration
 				for range b.N {
 					runtime.GC()
-					cpu0 := benchCPUTime()
-					all = append(all, load.run(b, impl)...)
-					cpu += benchCPUTime() - cpu0
+					late, c := load.run(b, impl)
+					all = append(all, late...)
+					cpu += c
 				}
 				benchReportLateness(b, all, cpu)
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 			})
 		}
 	}
 }
 
-// benchPreciseSpread is one op of load=spread.
-func benchPreciseSpread(b *testing.B, impl string) []time.Duration {
+// benchPreciseSpread is one op of load=spread; it returns the lateness of
+// every task and the process's CPU time over the op.
+func benchPreciseSpread(b *testing.B, impl string) ([]time.Duration, time.Duration) {
 	const (
 		tasks  = 20_000
 		spread = 2 * time.Second
 	)
+	cpu0 := benchCPUTime()
 	var sched func(d time.Duration, fn func())
 	if impl == "afterfunc" {
 		sched = func(d time.Duration, fn func()) { time.AfterFunc(d, fn) }
@@ -106,88 +113,121 @@ func benchPreciseSpread(b *testing.B, impl string) []time.Duration {
 			}
 		}
 	}
-	return benchSpreadRound(tasks, spread, sched)
+	late := benchSpreadRound(tasks, spread, sched)
+	return late, benchCPUTime() - cpu0
 }
 
-// benchPreciseFixedRate is one op of load=fixedrate.
-func benchPreciseFixedRate(b *testing.B, impl string) []time.Duration {
+// benchPreciseFixedRate is one op of load=fixedrate; it returns the
+// lateness of every run due in the window that started within grace after
+// it, and the process's CPU time from just before the first schedule call
+// to the end of the window.
+func benchPreciseFixedRate(b *testing.B, impl string) ([]time.Duration, time.Duration) {
 	const (
 		tasks  = 1000
 		period = 10 * time.Millisecond
-		runFor = 3 * time.Second
-		first  = 20 * time.Millisecond // after the last task is scheduled
-		runs   = int(runFor / period)  // runs per task that are measured
+		window = 3 * time.Second
+		grace  = 200 * time.Millisecond
 	)
-	// late[i] holds task i's lateness per run; only task i's runs append
-	// to it, one after the other.
-	late := make([][]time.Duration, tasks)
-	for i := range late {
-		late[i] = make([]time.Duration, 0, runs+2)
+	runs := make([]benchPreciseRuns, tasks)
+	var s *scheduler.Scheduler
+	if impl != "afterfunc" {
+		s = benchPreciseScheduler(b, impl, 2)
 	}
-	var left atomic.Int64
-	left.Store(tasks)
-	done := make(chan struct{})
-	// record notes a run of task i due at due; it reports whether the task
-	// is to stop.
-	record := func(i int, due time.Time) bool {
-		late[i] = append(late[i], time.Since(due))
-		if len(late[i]) == runs {
-			if left.Add(-1) == 0 {
-				close(done)
+	cpu0 := benchCPUTime()
+	base := time.Now()
+	for i := range runs {
+		r := &runs[i]
+		initial := period * time.Duration(i) / tasks
+		r.first = time.Since(base) + initial
+		r.late = make([]time.Duration, 0, int(window/period)+2)
+		record := func() {
+			now := time.Since(base)
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			due := r.first + time.Duration(r.n)*period
+			r.n++
+			if due <= window && now <= window+grace {
+				r.late = append(r.late, now-due)
 			}
 		}
-		return len(late[i]) >= runs
-	}
-	start := time.Now()
-	firstDue := func(i int) time.Time { return start.Add(first + time.Duration(i)*period/tasks) }
-	if impl == "afterfunc" {
-		for i := range tasks {
-			r := &benchPreciseRearm{next: firstDue(i)}
-			r.fn = func() {
-				if !record(i, r.next) {
-					r.next = r.next.Add(period)
-					r.t.Reset(time.Until(r.next))
-				}
-			}
-			r.t = time.AfterFunc(time.Hour, r.fn)
-			r.t.Stop()
-			r.t.Reset(time.Until(r.next))
+		if s == nil {
+			r.rearm = &benchPreciseRearm{next: base.Add(r.first), period: period, fn: record}
+			r.rearm.start(initial)
+			continue
 		}
-	} else {
-		s := benchPreciseScheduler(b, impl, 2)
-		defer benchStopScheduler(b, s)
-		for i := range tasks {
-			due0 := firstDue(i)
-			k := 0
-			var f scheduler.ScheduledFuture
-			var fmu sync.Mutex // f is set after the first run may have begun
-			fmu.Lock()
-			f, err := s.ScheduleAtFixedRate(func(context.Context) error {
-				if record(i, due0.Add(time.Duration(k)*period)) {
-					fmu.Lock()
-					f.Cancel(false)
-					fmu.Unlock()
-				}
-				k++
-				return nil
-			}, time.Until(due0), period)
-			fmu.Unlock()
-			require.NoError(b, err)
+		f, err := s.ScheduleAtFixedRate(func(context.Context) error { record(); return nil }, initial, period)
+		require.NoError(b, err)
+		r.future = f
+	}
+	time.Sleep(window - time.Since(base))
+	cpu := benchCPUTime() - cpu0
+	time.Sleep(window + grace - time.Since(base))
+	for i := range runs {
+		if runs[i].rearm != nil {
+			runs[i].rearm.stop()
+		} else {
+			runs[i].future.Cancel(false)
 		}
 	}
-	<-done
+	if s != nil {
+		benchStopScheduler(b, s)
+	}
 	var all []time.Duration
-	for _, l := range late {
-		all = append(all, l[:runs]...)
+	for i := range runs {
+		runs[i].mu.Lock()
+		all = append(all, runs[i].late...)
+		runs[i].mu.Unlock()
 	}
-	return all
+	return all, cpu
 }
 
-// benchPreciseRearm is one fixed-rate task on a time.AfterFunc timer.
+// benchPreciseRuns is one fixed-rate task of load=fixedrate: its first due
+// time (since the op's base), its runs so far and their lateness.
+type benchPreciseRuns struct {
+	mu     sync.Mutex // guards n and late: a run and the final read
+	first  time.Duration
+	n      int
+	late   []time.Duration
+	future scheduler.ScheduledFuture // the task, on the scheduler
+	rearm  *benchPreciseRearm        // the task, on time.AfterFunc
+}
+
+// benchPreciseRearm is one fixed-rate task on a time.AfterFunc timer that
+// its callback re-arms for the next fixed-rate time, as the harness's
+// afterfunc does.
 type benchPreciseRearm struct {
-	t    *time.Timer
-	next time.Time // the due time of the next run; only runs touch it
-	fn   func()
+	mu      sync.Mutex // guards t, next and stopped
+	t       *time.Timer
+	next    time.Time
+	period  time.Duration
+	stopped bool
+	fn      func()
+}
+
+// start arms the timer for the first run, after initial.
+func (r *benchPreciseRearm) start(initial time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.t = time.AfterFunc(initial, r.run)
+}
+
+// run is one firing: the task, then the timer re-armed for the next time.
+func (r *benchPreciseRearm) run() {
+	r.fn()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.stopped {
+		r.next = r.next.Add(r.period)
+		r.t.Reset(time.Until(r.next))
+	}
+}
+
+// stop stops the timer for good.
+func (r *benchPreciseRearm) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	r.t.Stop()
 }
 
 // BenchmarkPreciseNeighbour measures what a busy scheduler does to the

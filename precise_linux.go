@@ -78,12 +78,14 @@ func fineSleep(word *atomic.Uint32, val uint32, d time.Duration) (elapsed bool) 
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, fineTimerSlack, 0)
 	}
 	ts := syscall.NsecToTimespec(int64(d))
-	futex := syscall.Syscall6
+	var errno syscall.Errno
 	if d <= fineHoldP {
-		futex = syscall.RawSyscall6
+		_, _, errno = syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(word)),
+			futexWaitPrivate, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	} else {
+		_, _, errno = syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(word)),
+			futexWaitPrivate, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
 	}
-	_, _, errno := futex(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(word)),
-		futexWaitPrivate, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
 	if lowered {
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, slack, 0)
 	}

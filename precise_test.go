@@ -1,6 +1,6 @@
 package scheduler
 
-// Precise timing, seen from inside: the fine wait never starts a task
+// Precise timing, seen from inside: the fine wait never starts a task
 // early, does not hold up a new head, and turns itself off where a real
 // sleep means nothing (a manual clock, a synctest bubble). How precise it
 // is, is measured in bench_test.go (BenchmarkPreciseLateness), never here.

@@ -94,8 +94,17 @@
 // (prefix:nodes) names a preferred node. That node claims at the due time.
 // The others wait WithBackupDelay longer and drop the task as soon as the
 // claim's notice arrives on the channel. A node claims only when one of
-// its workers is free (WithConcurrency). A busy, dead or kind-less preferred
-// node therefore costs its tasks the backup delay, never the task itself.
+// its workers is free (WithConcurrency) and the task's kind is below its
+// limit on the node (WithKindConcurrency); a due task waits for that in
+// its kind's ready queue, and when several kinds wait, their priorities
+// (WithKindPriority, WithStrictPriority) decide which a free worker takes.
+// A busy, dead or kind-less preferred node therefore costs its tasks the
+// backup delay, never the task itself.
+//
+// Every started node keeps a record of itself in Redis (Node.Members) and
+// of the periodic tasks it declares (Node.PeriodicTasks), renewed with its
+// membership and expiring a lease after the last renewal, and logs a
+// warning about due tasks of a kind no live node handles.
 //
 // Cluster-once periodic tasks are ordinary durable tasks whose ID is
 // name@due (OccurrenceID). On each sweep, every node stores the occurrences

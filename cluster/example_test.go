@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -86,5 +87,34 @@ func ExampleNode_Cancel() {
 		fmt.Println("removed before it ran")
 	default:
 		fmt.Println("no such task")
+	}
+}
+
+// A node on a Redis Cluster: the prefix's hash tag puts every key of the
+// store in one slot, and WithReplicaAcks makes Schedule and Cancel return
+// only once a replica holds the write, so that a failover of that slot's
+// master loses nothing acknowledged. An error wrapping ErrNotReplicated
+// means no replica acknowledged in time: retry with the same WithID.
+// (Compiled, not run: it needs a Redis Cluster.)
+func ExampleWithReplicaAcks() {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:    []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
+		PoolSize: 32, // per server, above the node's concurrency plus 4
+	})
+	defer rdb.Close()
+	node, err := cluster.New(rdb, cluster.WithPrefix("{billing}"), cluster.WithReplicaAcks(1, time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	due := time.Now().Add(time.Hour)
+	for attempt := 1; ; attempt++ {
+		_, err := node.Schedule(ctx, "invoice", []byte("order-42"), due, cluster.WithID("invoice-order-42"))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, cluster.ErrNotReplicated) || attempt == 3 {
+			log.Fatal(err)
+		}
 	}
 }

@@ -31,22 +31,30 @@ type Node struct {
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
-	// ready), running (and each run's expires), more, members,
-	// liveKinds, liveKindsKnown, offset, renewed and started. It is
-	// never held across a call into sched, Redis or a handler.
+	// ready and index), running (and each run's expires), more, members,
+	// liveKinds, liveKindsKnown, offset, renewed, started, ready, busy,
+	// kindBusy, credit, weighted, pickable and warned. It is never held
+	// across a call into sched, Redis or a handler.
 	mu             sync.Mutex
 	state          nodeState
 	handlers       map[string]kindHandler
 	periodics      []*periodic
-	loaded         map[string]*entry // tasks in the window waiting in sched, by ID
-	running        map[string]*run   // tasks this node holds a claim on, by ID
-	more           bool              // the last sweep stopped at the load limit
-	members        []string          // live claimers as last read, sorted
-	liveKinds      map[string]bool   // the kinds the live claimers handle, as last read
-	liveKindsKnown bool              // every live claimer had a record with its kinds
-	offset         time.Duration     // Redis's clock minus the node's, as last measured
-	renewed        time.Time         // when the membership was last renewed (Health)
-	started        time.Time         // when Start was called (the record's Started)
+	loaded         map[string]*entry      // tasks in the window waiting in sched, by ID
+	running        map[string]*run        // tasks this node holds a claim on, by ID
+	more           bool                   // the last sweep stopped at the load limit
+	members        []string               // live claimers as last read, sorted
+	liveKinds      map[string]bool        // the kinds the live claimers handle, as last read
+	liveKindsKnown bool                   // every live claimer had a record with its kinds
+	offset         time.Duration          // Redis's clock minus the node's, as last measured
+	renewed        time.Time              // when the membership was last renewed (Health)
+	started        time.Time              // when Start was called (the record's Started)
+	ready          map[string]*readyQueue // due entries waiting for a worker, by kind
+	busy           int                    // workers claiming or running a task
+	kindBusy       map[string]int         // of busy, by kind
+	credit         map[string]int         // the weighted round robin's running credit, by kind
+	weighted       bool                   // some kind has a priority weight (WithKindPriority)
+	pickable       []string               // scratch space of pickLocked
+	warned         map[string]time.Time   // when each kind no live node handles was last logged
 
 	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel context.CancelCauseFunc
@@ -64,6 +72,8 @@ type Node struct {
 type kindHandler struct {
 	fn      Handler
 	timeout time.Duration // 0: the node's WithTaskTimeout
+	limit   int           // most runs at once on this node; 0: no limit
+	weight  int           // priority weight (WithKindPriority); 0: none given
 }
 
 type nodeState int
@@ -78,12 +88,14 @@ const (
 // entry is a task of the window, waiting in the node's scheduler. Its
 // identity (the pointer) tells a current entry from a replaced one.
 type entry struct {
-	kind string
-	due  int64                     // µs; the claim expects the task due no later than this
-	fut  scheduler.ScheduledFuture // set once scheduled; guarded by Node.mu
-	// ready is set once the entry is due and waits for a free worker
-	// or for its kind's limit; guarded by Node.mu.
+	id, kind string
+	due      int64                     // µs; the claim expects the task due no later than this
+	fut      scheduler.ScheduledFuture // set once scheduled; guarded by Node.mu
+	// ready is set while the entry is due and waits in its kind's
+	// ready queue for a free worker or for its kind's limit, at index;
+	// both guarded by Node.mu.
 	ready bool
+	index int
 }
 
 // New returns a Node that keeps its tasks in rdb (a *redis.Client, a
@@ -107,7 +119,9 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if err := validateReplicaAcks(&cfg, rdb); err != nil {
 		return nil, err
 	}
-	sched, err := scheduler.New(cfg.concurrency,
+	// One worker more than the concurrency: it moves the tasks that fall
+	// due into their ready queues while the others run (concurrency.go).
+	sched, err := scheduler.New(cfg.concurrency+1,
 		scheduler.WithClock(cfg.clock),
 		scheduler.WithLogger(cfg.logger),
 		scheduler.WithRemoveOnCancel(true),
@@ -123,15 +137,32 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		sched:    sched,
 		handlers: make(map[string]kindHandler),
 		loaded:   make(map[string]*entry),
+		ready:    make(map[string]*readyQueue),
+		kindBusy: make(map[string]int),
+		credit:   make(map[string]int),
+		warned:   make(map[string]time.Time),
 		running:  make(map[string]*run),
 		kick:     make(chan struct{}, 1),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
-	if c, ok := rdb.(*redis.Client); ok && c.Options().PoolSize < cfg.concurrency+4 {
+	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {
 		cfg.logger.Warn("cluster: New: the Redis client's pool is smaller than the concurrency plus 4; renewals may queue behind claims and leases expire",
-			"pool", c.Options().PoolSize, "concurrency", cfg.concurrency)
+			"pool", pool, "concurrency", cfg.concurrency)
 	}
 	return n, nil
+}
+
+// poolSize is the connection pool of rdb to the server that holds the
+// store (a cluster client's pool is per server, 5 per CPU by default), or
+// 0 for a client whose pool it cannot tell.
+func poolSize(rdb redis.UniversalClient) int {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().PoolSize
+	case *redis.ClusterClient:
+		return c.Options().PoolSize
+	}
+	return 0
 }
 
 // Handle registers h for the tasks of kind (asynq's ServeMux.HandleFunc,
@@ -159,6 +190,7 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 		return invalid(what, "kind already has a handler")
 	}
 	n.handlers[kind] = kh
+	n.weighted = n.weighted || kh.weight > 0
 	return nil
 }
 
@@ -175,10 +207,15 @@ func newKindHandler(what string, h Handler, opts []HandleOption) (kindHandler, e
 		}
 		o.applyHandle(&hc)
 	}
-	if hc.timeout < 0 {
+	switch {
+	case hc.timeout < 0:
 		return kindHandler{}, invalid(what, "task timeout %v < 0", hc.timeout)
+	case hc.limitSet && hc.limit < 1:
+		return kindHandler{}, invalid(what, "kind concurrency %d < 1", hc.limit)
+	case hc.weightSet && hc.weight < 1:
+		return kindHandler{}, invalid(what, "kind priority %d < 1", hc.weight)
 	}
-	return kindHandler{fn: h, timeout: hc.timeout}, nil
+	return kindHandler{fn: h, timeout: hc.timeout, limit: hc.limit, weight: hc.weight}, nil
 }
 
 func validKind(kind string) error {

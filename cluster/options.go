@@ -54,11 +54,20 @@ type config struct {
 	// replicaTimeout (WithReplicaAcks); 0 waits for none.
 	replicaAcks    int
 	replicaTimeout time.Duration
+	// strictPriority serves the kinds strictly by weight (priority.go).
+	strictPriority bool
+	// unhandledEvery is how often at most a kind no live node handles
+	// is logged (unhandled.go).
+	unhandledEvery time.Duration
 }
 
 // handleConfig holds the settings of one kind.
 type handleConfig struct {
-	timeout time.Duration // 0: the node's WithTaskTimeout
+	timeout   time.Duration // 0: the node's WithTaskTimeout
+	limit     int           // WithKindConcurrency
+	limitSet  bool
+	weight    int // WithKindPriority
+	weightSet bool
 }
 
 // scheduleConfig holds the settings of one Schedule call.
@@ -88,6 +97,8 @@ func defaultConfig() config {
 		loadLimit:   10000,
 		backupDelay: 100 * time.Millisecond,
 		logger:      slog.Default(),
+
+		unhandledEvery: 5 * time.Minute,
 	}
 }
 
@@ -136,6 +147,8 @@ func (c *config) validate() error {
 		return invalid("New", "backup delay %v < 0", c.backupDelay)
 	case c.taskTimeout < 0:
 		return invalid("New", "task timeout %v < 0", c.taskTimeout)
+	case c.unhandledEvery <= 0:
+		return invalid("New", "unhandled kind warning interval %v <= 0", c.unhandledEvery)
 	}
 	return c.keepDone.validate()
 }
@@ -163,9 +176,12 @@ func WithClock(clk scheduler.Clock) Option {
 	return optionFunc(func(c *config) { c.clock = clk })
 }
 
-// WithConcurrency sets how many tasks the node runs at once (default 16):
-// the pool size of its scheduler.Scheduler (asynq's Concurrency, Quartz's
-// threadCount). A node claims a task only when a worker is free for it.
+// WithConcurrency sets how many tasks the node claims and runs at once
+// (default 16; asynq's Concurrency, Quartz's threadCount): its workers. A
+// node claims a task only when a worker is free for it; when tasks of
+// several kinds wait, WithKindPriority decides which goes first, and
+// WithKindConcurrency caps a kind. Its scheduler.Scheduler has one worker
+// more, which moves the tasks that fall due to their kinds' ready queues.
 // Give the Redis client a PoolSize above it (go-redis's default is 10 per
 // CPU), so that the heartbeat never queues for a connection behind claims
 // and handlers; New logs a warning otherwise.

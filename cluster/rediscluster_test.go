@@ -1,9 +1,12 @@
 package cluster_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -310,4 +313,21 @@ func TestReplicaAcksBadArguments(t *testing.T) {
 	n, err := cluster.New(cl, cluster.WithReplicaAcks(0, 0))
 	require.NoError(t, err, "0 replicas waits for nothing")
 	n.StopNow()
+}
+
+func TestNewWarnsOfAClusterClientPoolBelowTheConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		pool int
+		warn bool
+	}{{5, true}, {32, false}} {
+		// New contacts no server: the client never connects.
+		cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, PoolSize: tc.pool})
+		var logged bytes.Buffer
+		n, err := cluster.New(cl, cluster.WithConcurrency(16), cluster.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+		require.NoError(t, err)
+		n.StopNow()
+		_ = cl.Close()
+		assert.Equal(t, tc.warn, strings.Contains(logged.String(), "pool is smaller than the concurrency"),
+			"pool %d per server, concurrency 16: %s", tc.pool, logged.String())
+	}
 }

@@ -55,8 +55,9 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	var oldFut scheduler.ScheduledFuture
 	if old != nil {
 		oldFut = old.fut
+		n.unreadyLocked(old)
 	}
-	e := &entry{kind: kind, due: due}
+	e := &entry{id: id, kind: kind, due: due, index: -1}
 	n.loaded[id] = e
 	if wait < 0 {
 		wait = time.UnixMicro(due).Sub(now)
@@ -100,6 +101,7 @@ func (n *Node) unload(id string) {
 	n.mu.Lock()
 	if e := n.loaded[id]; e != nil {
 		fut = e.fut
+		n.unreadyLocked(e)
 		delete(n.loaded, id)
 	}
 	n.mu.Unlock()
@@ -108,52 +110,18 @@ func (n *Node) unload(id string) {
 	}
 }
 
-// fire runs on a worker of the scheduler when entry e of task id is to be
-// claimed: it claims the task and, if this node won it, runs it.
+// fire runs on a worker of the scheduler when entry e of task id falls
+// due: it moves e into its kind's ready queue and claims and runs ready
+// tasks while a worker is free (concurrency.go).
 func (n *Node) fire(id string, e *entry) {
 	n.mu.Lock()
-	if n.loaded[id] != e {
+	if n.loaded[id] != e || n.state != stateStarted {
 		n.mu.Unlock()
 		return
 	}
-	delete(n.loaded, id)
-	refill := n.more && len(n.loaded) < n.cfg.loadLimit/2
-	if refill {
-		n.more = false
-	}
-	started := n.state == stateStarted
+	n.readyLocked(e)
 	n.mu.Unlock()
-	if refill {
-		n.requestSweep()
-	}
-	if !started {
-		return
-	}
-
-	token := n.newToken()
-	sent := time.Now()
-	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
-		return n.st.claim(ctx, id, e.due, n.cfg.lease, token)
-	})
-	switch {
-	case err != nil:
-		// Redis is unreachable or slow: the claim may even have
-		// succeeded. Either way the task is safe in Redis (pending,
-		// or leased and reaped when the lease expires); the sweep
-		// loads it again.
-		n.cfg.logger.Warn("cluster: claim: failed", "id", id, "err", err)
-		n.requestSweep()
-	case res.outcome == claimLater:
-		// Retried or rescheduled since it was loaded.
-		n.offer(id, res.kind, res.due)
-	case res.outcome == claimEarly:
-		// Due, by this node's clock, but not yet by Redis's: try
-		// again when Redis's clock gets there.
-		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond)
-	case res.outcome == claimWon:
-		n.observeClaim(res.kind, e.due)
-		n.run(id, token, sent, res)
-	}
+	n.dispatch()
 }
 
 // requestSweep asks the sweep loop for a sweep now, without waiting.
@@ -187,6 +155,7 @@ func (n *Node) sweep(ctx context.Context) {
 	for _, t := range tasks {
 		n.offer(t.id, t.kind, t.due)
 	}
+	n.warnUnhandled(ctx, tasks)
 	if len(tasks) == n.cfg.loadLimit {
 		n.mu.Lock()
 		n.more = true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cron"
 )
 
 // clusterScreenshotEnv names a file the cluster browser test writes a PNG
@@ -38,6 +39,22 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	evil := scheduleAt(t, node, evilKind, `<img src=x onerror="window.pwned=2">`, time.Now(), cluster.WithTaskMaxRetries(0))
 	dead := scheduleAt(t, node, "charge", `{"card":"4242","amount":1200}`, time.Now(), cluster.WithTaskMaxRetries(0))
 	killTasks(t, rdb, evilKind, 1, `<b onmouseover="window.pwned=3">boom</b>`)
+	// A started worker for the nodes and periodic pages: it handles a kind
+	// with no task and declares a nightly task that never runs meanwhile.
+	nightly, err := cron.Parse("0 3 * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := newWorker(t, rdb)
+	if err := worker.Handle("sms", func(context.Context, cluster.Task) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.Periodic("nightly-report", nightly, func(context.Context, cluster.Task) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	killTasks(t, rdb, "charge", 1, "card declined: insufficient funds\ngoroutine 12 [running]:\nbilling.charge(...)\n\tbilling/charge.go:42")
 	base := serveBoth(t, s, node) + "/"
 
@@ -81,6 +98,18 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 		if got := text(sel); got != fmt.Sprint(want) {
 			t.Errorf("%s shows %s, Counts says %d", sel, got, want)
 		}
+	}
+	_, kindCounts, err := node.CountsByKind(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantKinds []string
+	for _, k := range kindCounts {
+		wantKinds = append(wantKinds, fmt.Sprintf("%s %d %d %d %d", k.Kind, k.Pending, k.Running, k.Dead, k.Done))
+	}
+	gotKinds := eval(`Array.from(document.querySelectorAll("#kinds tbody tr")).map(r => Array.from(r.cells).slice(0, 5).map(c => c.textContent.trim()).join(" "))`)
+	if !slices.Equal(gotKinds, wantKinds) {
+		t.Errorf("kinds table %q, CountsByKind says %q", gotKinds, wantKinds)
 	}
 	failures := eval(`Array.from(document.querySelectorAll("#failures a.id")).map(a => a.textContent)`)
 	if !slices.Contains(failures, dead) || !slices.Contains(failures, evil) {
@@ -164,7 +193,32 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	if got := text("#payload"); got != `<img src=x onerror="window.pwned=2">` {
 		t.Errorf("evil payload shows as %q", got)
 	}
-	visit("nodes", chromedp.Click(chromedp.CSS(`a[href="../cluster/nodes"]`)), chromedp.WaitVisible(chromedp.CSS("#health")))
+	// The nodes and periodic tasks, as Members and PeriodicTasks say.
+	visit("nodes", chromedp.Click(chromedp.CSS(`a[href="../cluster/nodes"]`)), chromedp.WaitVisible(chromedp.CSS("#members")))
+	members, err := node.Members(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantNodes []string
+	for _, m := range members {
+		wantNodes = append(wantNodes, "node-"+m.Name)
+	}
+	if got := eval(`Array.from(document.querySelectorAll("#members tbody tr")).map(r => r.id)`); !slices.Equal(got, wantNodes) || !slices.Contains(got, "node-"+worker.Name()) {
+		t.Errorf("nodes page rows %v, Members says %v (the worker is %s)", got, wantNodes, worker.Name())
+	}
+	visit("periodic", chromedp.Click(chromedp.CSS(`a[href="../cluster/periodic"]`)), chromedp.WaitVisible(chromedp.CSS("#periodic")))
+	periodic, err := node.PeriodicTasks(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantPeriodic []string
+	for _, p := range periodic {
+		wantPeriodic = append(wantPeriodic, p.Name+" "+p.Trigger+" "+p.Next.UTC().Format("2006-01-02 15:04:05.000")+" UTC")
+	}
+	gotPeriodic := eval(`Array.from(document.querySelectorAll("#periodic tbody tr")).map(r => [r.querySelector("td.name a").textContent, r.querySelector("td.trigger").textContent, r.querySelector("td.next").textContent].join(" "))`)
+	if !slices.Equal(gotPeriodic, wantPeriodic) || len(wantPeriodic) != 1 {
+		t.Errorf("periodic page rows %q, PeriodicTasks says %q", gotPeriodic, wantPeriodic)
+	}
 	pwned, err := chromedp.Run(browser, chromedp.Evaluate[string](`typeof window.pwned`))
 	if err != nil {
 		t.Fatal(err)

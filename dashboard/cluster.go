@@ -32,6 +32,7 @@ func (h *Handler) routeCluster() {
 	h.mux.HandleFunc("GET /cluster/tasks", h.clusterTasks)
 	h.mux.HandleFunc("GET /cluster/task", h.clusterTask)
 	h.mux.HandleFunc("GET /cluster/nodes", h.clusterNodes)
+	h.mux.HandleFunc("GET /cluster/periodic", h.clusterPeriodic)
 	h.routeClusterActions()
 }
 
@@ -164,19 +165,62 @@ func (h *Handler) clusterTask(w http.ResponseWriter, r *http.Request) {
 	h.renderStatus(w, r, code, "cluster_task", "Task "+id, d, q.Get("msg"))
 }
 
-// clusterNodesData is the nodes page: the health of the node the
-// dashboard reads through.
+// clusterNodesData is the nodes page: the live nodes' records, and the
+// health of the node the dashboard reads through.
 type clusterNodesData struct {
-	Health cluster.Health
+	Members []cluster.Member
+	Health  cluster.Health
+	Self    string // the name of the node the dashboard reads through
 }
 
 func (h *Handler) clusterNodes(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := clusterContext(r)
 	defer cancel()
+	members, err := h.cfg.node.Members(ctx)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
 	health, err := h.cfg.node.Health(ctx, time.Second)
 	if err != nil {
 		h.clusterError(w, r, err)
 		return
 	}
-	h.render(w, r, "cluster_nodes", "Nodes", clusterNodesData{Health: health}, r.URL.Query().Get("msg"))
+	d := clusterNodesData{Members: members, Health: health, Self: h.cfg.node.Name()}
+	h.render(w, r, "cluster_nodes", "Nodes", d, r.URL.Query().Get("msg"))
+}
+
+// clusterPeriodicData is the periodic tasks page.
+type clusterPeriodicData struct {
+	Tasks  []periodicRow
+	Paused map[string]bool // by kind ("@" + name)
+}
+
+// periodicRow is one periodic task and the kind of its occurrences.
+type periodicRow struct {
+	cluster.PeriodicInfo
+	Kind string
+}
+
+func (h *Handler) clusterPeriodic(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := clusterContext(r)
+	defer cancel()
+	tasks, err := h.cfg.node.PeriodicTasks(ctx)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
+	paused, err := h.cfg.node.PausedKinds(ctx)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
+	d := clusterPeriodicData{Paused: make(map[string]bool, len(paused))}
+	for _, k := range paused {
+		d.Paused[k] = true
+	}
+	for _, t := range tasks {
+		d.Tasks = append(d.Tasks, periodicRow{PeriodicInfo: t, Kind: "@" + t.Name})
+	}
+	h.render(w, r, "cluster_periodic", "Periodic tasks", d, r.URL.Query().Get("msg"))
 }

@@ -60,8 +60,9 @@ func (h *Handler) routeClusterActions() {
 
 // kindAction is the handler of an action on a kind, the form's kind
 // (asynqmon's and River UI's pause and resume of a queue): it checks the
-// token, calls act and sends the browser back to the cluster overview
-// with a message. An invalid kind is a 400, a store that fails the error
+// token, calls act and sends the browser back to the cluster overview (or
+// the periodic tasks page, if the form's back field says "periodic") with
+// a message. An invalid kind is a 400, a store that fails the error
 // page.
 func (h *Handler) kindAction(what string, act func(r *http.Request, kind string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +76,11 @@ func (h *Handler) kindAction(what string, act func(r *http.Request, kind string)
 			h.clusterError(w, r, err)
 			return
 		}
-		seeOther(w, "./?msg="+urlQueryEscape("kind "+kind+" "+what+"d"))
+		back := "./"
+		if r.PostFormValue("back") == "periodic" {
+			back = "periodic"
+		}
+		seeOther(w, back+"?msg="+urlQueryEscape("kind "+kind+" "+what+"d"))
 	}
 }
 

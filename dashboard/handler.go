@@ -43,7 +43,7 @@ type Handler struct {
 // parsed together with layout.html.
 var (
 	schedulerPages = []string{"overview", "queue"}
-	clusterPages   = []string{"cluster", "cluster_tasks", "cluster_task", "cluster_nodes", "error"}
+	clusterPages   = []string{"cluster", "cluster_tasks", "cluster_task", "cluster_nodes", "cluster_periodic", "error"}
 )
 
 // New returns the dashboard of s. It switches s's run history on

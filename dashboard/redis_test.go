@@ -96,9 +96,10 @@ func newNode(t *testing.T, rdb *redis.Client) *cluster.Node {
 	return n
 }
 
-// startWorker starts a node on rdb that runs the tasks of kind with h,
-// with opts; it is stopped (gracefully) when t ends, if not before.
-func startWorker(t *testing.T, rdb *redis.Client, kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
+// newWorker returns a node on rdb with opts, quiet and quick to sweep,
+// for the test to give handlers and start; it is stopped (gracefully)
+// when t ends, if not before.
+func newWorker(t *testing.T, rdb *redis.Client, opts ...cluster.Option) *cluster.Node {
 	t.Helper()
 	// The worker's log of each dead task is expected here, not news.
 	quiet := slog.New(slog.DiscardHandler)
@@ -107,13 +108,21 @@ func startWorker(t *testing.T, rdb *redis.Client, kind string, h cluster.Handler
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stopWorker(t, worker) })
+	return worker
+}
+
+// startWorker starts a node on rdb that runs the tasks of kind with h,
+// with opts; it is stopped (gracefully) when t ends, if not before.
+func startWorker(t *testing.T, rdb *redis.Client, kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
+	t.Helper()
+	worker := newWorker(t, rdb, opts...)
 	if err := worker.Handle(kind, h); err != nil {
 		t.Fatal(err)
 	}
 	if err := worker.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopWorker(t, worker) })
 	return worker
 }
 

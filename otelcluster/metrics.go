@@ -85,13 +85,13 @@ func (i *Instrumentation) observeClaimed(kind string, lateness time.Duration) {
 // observeEnded is the Ended hook: the run's metrics, and the end of its
 // span, which is ended even after Shutdown.
 func (i *Instrumentation) observeEnded(ctx context.Context, e cluster.RunEnd) {
-	l := i.kinds.label(e.Task.Kind)
 	if i.tracing {
-		i.endRun(ctx, l, e)
+		i.endRun(ctx, e)
 	}
 	if i.stopped.Load() {
 		return
 	}
+	l := i.kinds.label(e.Task.Kind)
 	m := l.outcome(e.Outcome)
 	i.runs.Add(ctx, 1, m.add...)
 	i.duration.Record(ctx, e.Duration.Seconds(), m.record...)

@@ -88,7 +88,7 @@ func (i *Instrumentation) runAttributes(l *kindLabel, t cluster.Task) []attribut
 // panic; error.type; status Error), and a run that was lost has status
 // Error too, as its work will be done again. A canceled or handed-back run
 // is no error.
-func (i *Instrumentation) endRun(ctx context.Context, l *kindLabel, e cluster.RunEnd) {
+func (i *Instrumentation) endRun(ctx context.Context, e cluster.RunEnd) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		span.End()

@@ -38,7 +38,8 @@ func startCluster(ctx context.Context) (*demoCluster, error) {
 	// The failures are the demo's point, not news for its log.
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c.node, err = cluster.New(c.rdb, cluster.WithMaxRetries(2), cluster.WithLogger(quiet),
-		cluster.WithBackoff(func(int) time.Duration { return 3 * time.Second }))
+		cluster.WithBackoff(func(int) time.Duration { return 3 * time.Second }),
+		cluster.WithKeepDone(time.Hour, 1000)) // the done tab lists the last thousand
 	if err == nil {
 		err = c.register()
 	}

@@ -42,7 +42,7 @@ func commands() []*command {
 		listCommand(), showCommand(), countsCommand(),
 		runCommand(), retryCommand(), rescheduleCommand(), cancelCommand(), deleteCommand(), purgeCommand(),
 		pauseCommand(), resumeCommand(),
-		healthCommand(),
+		nodesCommand(), periodicCommand(), healthCommand(),
 	}
 }
 
@@ -169,7 +169,8 @@ func fail(stdout, stderr io.Writer, asJSON bool, err error, cmd *command, fs *fl
 		fmt.Fprintln(stderr)
 		commandUsage(stderr, cmd, fs)
 	}
-	if asJSON {
+	var u *unhealthy
+	if asJSON && !errors.As(err, &u) { // health wrote its own report
 		writeJSON(stdout, errorJSON{Error: err.Error(), Reason: reason})
 	}
 	return code

@@ -93,17 +93,9 @@ func TestRedisDownExitsOne(t *testing.T) {
 	}
 }
 
-func TestHealthReportsRedisAndTheCounts(t *testing.T) {
+func TestTimeoutBoundsTheCommand(t *testing.T) {
 	f := newFixture(t)
-	f.schedule("mail", "a", nil, time.Now().Add(time.Hour))
-	var doc healthJSON
-	f.ctlJSON(0, &doc, "health")
-	if !doc.OK || doc.Reason != "" || doc.Redis != f.srv.Addr || doc.RedisVersion == "" || doc.RoundTripMicros <= 0 || doc.Counts.Pending != 1 {
-		t.Fatalf("health -json: %+v", doc)
-	}
-	r := f.ctl("health")
-	wantOK(t, r)
-	if !strings.HasPrefix(r.stdout, "ok: redis "+doc.RedisVersion+" at "+f.srv.Addr) || !strings.Contains(r.stdout, "tasks: 1 pending, 0 running, 0 dead, 0 done") {
-		t.Fatalf("health:\n%s", r.stdout)
-	}
+	r := f.ctl("-timeout", "1ns", "counts")
+	wantExit(t, r, 1, "context deadline exceeded")
+	wantOK(t, f.ctl("-timeout", "5s", "counts"))
 }

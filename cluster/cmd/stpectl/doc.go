@@ -2,7 +2,8 @@
 // of the cluster module (github.com/go-stpe/scheduler/cluster): it lists,
 // shows and counts the tasks a cluster keeps in Redis, and runs, retries,
 // reschedules, cancels, deletes and purges them, pauses and resumes kinds,
-// and checks Redis. It is the counterpart of asynq's CLI (asynq task ls,
+// lists the live nodes and the periodic tasks they declare, and checks the
+// whole. It is the counterpart of asynq's CLI (asynq task ls,
 // asynq queue pause) and River's.
 //
 // Install it with
@@ -26,7 +27,9 @@
 //	purge [-state dead|done] -before TIME | -older DURATION
 //	pause KIND
 //	resume KIND
-//	health
+//	nodes
+//	periodic
+//	health [-min-nodes N]
 //
 // list prints a page and the cursor of the next one ("next: C"; with -json
 // the field next), which -cursor takes to go on. A TIME is RFC 3339
@@ -53,13 +56,18 @@
 // sends control sequences to the terminal; they are cut at 1024 bytes
 // unless -full is given.
 //
+// health is unhealthy (exit status 1) when Redis does not answer or fewer
+// than -min-nodes (default 1) live nodes are not stopping; it warns of the
+// kinds with pending tasks that no live node handles.
+//
 // The exit status is 0 on success, 1 when the operation failed or was
 // refused (no such task, a state that forbids it, Redis unreachable: the
 // cluster module's error is printed), and 2 on bad usage (an unknown
 // command, a bad flag, a malformed time or cursor), with a usage message.
 // "stpectl help" and "stpectl help COMMAND" (or COMMAND -h) print the
 // usage. With -json a failure also writes {"error": "...", "reason": R} to
-// stdout, R being "usage", "not_found", "wrong_state" or "failed".
+// stdout, R being "usage", "not_found", "wrong_state" or "failed" (health
+// writes its own report, with "ok": false, instead).
 //
 // docs/cluster.md, section "Command-line tool", gives an example of each
 // command and the JSON documents' fields.

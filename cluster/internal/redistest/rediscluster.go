@@ -160,10 +160,11 @@ func (c *Cluster) Addrs() []string {
 	return addrs
 }
 
-// Client returns a new cluster client of the cluster; the caller closes
-// it.
+// Client returns a new cluster client of the cluster, with a pool of 32
+// connections per server (above a node's default concurrency plus 4); the
+// caller closes it.
 func (c *Cluster) Client() *redis.ClusterClient {
-	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), PoolSize: 32})
 }
 
 // Stop stops every server (see Server.Stop) and closes the checks'
