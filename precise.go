@@ -142,8 +142,9 @@ func (q *delayQueue) preciseLocked() bool {
 // The sleep ends at the head's time, but no sooner than preciseGap after
 // the last one ended: due times closer together than that share one
 // wake-up, and the worker then takes every task that is due, one after
-// the other, without waking another worker for each (the leader waits for
-// the head's own time meanwhile, so handOffLocked has nobody to signal).
+// the other, without waking another worker for each (meanwhile the
+// leader's timer is armed preciseWatchdog after the head, so
+// handOffLocked has nobody to signal).
 func (q *delayQueue) fineWaitLocked(w *worker) {
 	q.fine = w
 	if q.onFineWait != nil {
@@ -224,15 +225,14 @@ func spinUntil(now func() int64, until int64) bool {
 // up: far more than a real clock's resolution allows.
 const spinStuck = 1000
 
-// wakeFineLocked ends the fine waiter's sleep, if it sleeps, and reports
-// whether it did. The fine waiter then re-takes: it finds a new head that
-// is due sooner, or finds that it must exit.
-func (q *delayQueue) wakeFineLocked() bool {
+// wakeFineLocked ends the fine waiter's sleep, if it sleeps. The fine
+// waiter then re-takes: it finds a new head that is due sooner, or finds
+// that it must exit.
+func (q *delayQueue) wakeFineLocked() {
 	if q.sleeper.until == 0 {
-		return false
+		return
 	}
 	q.sleeper.until = 0
 	q.sleeper.word.Add(1)
 	fineWake(&q.sleeper.word)
-	return true
 }

@@ -143,7 +143,8 @@ func (n *Node) dispatch() {
 // priority rule among the kinds below their limit, or returns nil. n.mu
 // must be held.
 func (n *Node) pickLocked() *entry {
-	var kinds []string
+	kinds := n.pickable[:0]
+	defer func() { n.pickable = kinds[:0] }()
 	for kind := range n.ready {
 		if limit := n.handlers[kind].limit; limit > 0 && n.kindBusy[kind] >= limit {
 			continue

@@ -1,6 +1,9 @@
 package cluster
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A node's life: Start, then Stop or StopNow, once.
 
@@ -114,7 +117,9 @@ func (n *Node) beginStop() bool {
 // of the claimers at once, so that the others stop deferring to it, and
 // keeps the record renewed until endStop removes it.
 func (n *Node) announceStopping() {
-	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease/4)
+	// As long as leave waits at most: a stop with Redis gone is not held
+	// up for longer.
+	ctx, cancel := context.WithTimeout(context.Background(), min(n.cfg.lease/4, time.Second))
 	n.refreshMembers(ctx)
 	cancel()
 	reg, regCancel := context.WithCancel(context.Background())

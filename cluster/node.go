@@ -33,8 +33,8 @@ type Node struct {
 	// mu guards state, handlers, periodics, loaded (and each entry's
 	// ready and index), running (and each run's expires), more, members,
 	// liveKinds, liveKindsKnown, offset, renewed, started, ready, busy,
-	// kindBusy, credit and warned. It is never held across a call into
-	// sched, Redis or a handler.
+	// kindBusy, credit, weighted, pickable and warned. It is never held
+	// across a call into sched, Redis or a handler.
 	mu             sync.Mutex
 	state          nodeState
 	handlers       map[string]kindHandler
@@ -52,6 +52,8 @@ type Node struct {
 	busy           int                    // workers claiming or running a task
 	kindBusy       map[string]int         // of busy, by kind
 	credit         map[string]int         // the weighted round robin's running credit, by kind
+	weighted       bool                   // some kind has a priority weight (WithKindPriority)
+	pickable       []string               // scratch space of pickLocked
 	warned         map[string]time.Time   // when each kind no live node handles was last logged
 
 	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
@@ -188,6 +190,7 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 		return invalid(what, "kind already has a handler")
 	}
 	n.handlers[kind] = kh
+	n.weighted = n.weighted || kh.weight > 0
 	return nil
 }
 

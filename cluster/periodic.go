@@ -74,6 +74,7 @@ func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...
 		return invalid(what, "already declared")
 	}
 	n.handlers[kind] = kh
+	n.weighted = n.weighted || kh.weight > 0
 	n.periodics = append(n.periodics, &periodic{name: name, trig: trig})
 	return nil
 }

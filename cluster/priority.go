@@ -58,10 +58,6 @@ func (n *Node) weightLocked(kind string) int {
 func (n *Node) chooseKindLocked(kinds []string) string {
 	slices.Sort(kinds) // the rule's ties, and the round robin's order
 	head := func(kind string) int64 { return (*n.ready[kind])[0].due }
-	weighted := false
-	for _, h := range n.handlers {
-		weighted = weighted || h.weight > 0
-	}
 	switch {
 	case n.cfg.strictPriority:
 		best := kinds[0]
@@ -72,7 +68,7 @@ func (n *Node) chooseKindLocked(kinds []string) string {
 			}
 		}
 		return best
-	case weighted:
+	case n.weighted:
 		best, total := "", 0
 		for _, k := range kinds {
 			w := n.weightLocked(k)

@@ -136,3 +136,39 @@ func TestWithoutPrioritiesScarceWorkersTakeTasksInDueOrder(t *testing.T) {
 	}
 	assert.Equal(t, want, order, "soonest due first, whatever the kind")
 }
+
+func TestStrictPriorityLetsALowerKindRunWhileAHigherOneIsAtItsLimit(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	highStarted := make(chan string, 2)
+	release := make(chan struct{})
+	lowRan := make(chan string, 1)
+	n, err := cluster.New(client(t, srv), append(testOptions(), cluster.WithConcurrency(2), cluster.WithStrictPriority())...)
+	require.NoError(t, err)
+	t.Cleanup(n.StopNow)
+	require.NoError(t, n.Handle("high", func(_ context.Context, task cluster.Task) error {
+		highStarted <- task.ID
+		<-release
+		return nil
+	}, cluster.WithKindPriority(10), cluster.WithKindConcurrency(1)))
+	require.NoError(t, n.Handle("low", func(_ context.Context, task cluster.Task) error {
+		lowRan <- task.ID
+		return nil
+	}))
+	start(t, n)
+	ctx := context.Background()
+	for range 2 {
+		_, err := n.Schedule(ctx, "high", nil, time.Now())
+		require.NoError(t, err)
+	}
+	low, err := n.Schedule(ctx, "low", nil, time.Now())
+	require.NoError(t, err)
+	recv(t, highStarted, 10*time.Second, "the first high run")
+	assert.Equal(t, low, recv(t, lowRan, 10*time.Second, "the low run while high is at its limit"))
+	select {
+	case id := <-highStarted:
+		t.Fatalf("a second high run %s started past the limit", id)
+	default:
+	}
+	close(release)
+	recv(t, highStarted, 10*time.Second, "the second high run")
+}

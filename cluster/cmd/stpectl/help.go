@@ -21,7 +21,7 @@ Usage:
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-28s %s\n", strings.TrimSpace(c.name+" "+strings.Join(c.args, " ")), c.summary)
+		fmt.Fprintf(w, "  %-19s %s\n", strings.TrimSpace(c.name+" "+strings.Join(c.args, " ")), c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):
