@@ -3,8 +3,10 @@
 // ScheduledThreadPoolExecutor.
 //
 // A [Scheduler] is related to [time.AfterFunc], but instead of a goroutine
-// per firing it keeps one queue, a binary min-heap ordered by trigger time,
-// and a pool of workers that take tasks from it as they come due. It adds
+// per firing it keeps one queue, a binary min-heap ordered by trigger time
+// with a timing wheel in front of it for the tasks due more than a few
+// seconds ahead ([WithTimingWheel]), and a pool of workers that take tasks
+// from it as they come due. It adds
 // what the JDK has: one-shot delays, fixed-rate runs that catch up when late
 // ([Scheduler.ScheduleAtFixedRate]), fixed-delay runs
 // ([Scheduler.ScheduleWithFixedDelay]), futures with typed results
@@ -46,6 +48,7 @@
 // One file per job, named after the JDK concept it holds; each file opens
 // with a comment saying what it owns. scheduler.go has the Scheduler and the
 // scheduling calls, nextrun.go the kinds of task and when each runs next,
-// run.go the running of one task, delayqueue.go the queue and its heap, and
-// leader.go the wait on it.
+// run.go the running of one task, delayqueue.go the queue and its heap,
+// wheel.go the timing wheel in front of the heap, and leader.go the wait on
+// it.
 package scheduler

@@ -67,7 +67,7 @@ func (k TaskKind) coalescesMissed(tc *taskConfig) bool {
 }
 
 // A task stores its kind in its period field, the JDK's encoding, which
-// costs no byte of the 64-byte task: 0 for a one-shot task, the period for
+// costs no byte of the 80-byte task: 0 for a one-shot task, the period for
 // a fixed-rate task, minus the delay for a fixed-delay task, periodTrigger
 // for a trigger task. encodePeriod and kind are its only writer and reader.
 

@@ -275,8 +275,10 @@ func (q *delayQueue) offerWheelLocked(t *futureTask) bool {
 	newSlot := w.levels[level].occupied&(1<<slot) == 0
 	first := w.count == 0
 	w.add(t, level, slot)
-	if st := w.slotStart(level, slot); first || (newSlot && st-w.start < 0) {
-		w.start = st
+	if first || newSlot {
+		if st := w.slotStart(level, slot); first || st-w.start < 0 {
+			w.start = st
+		}
 	}
 	if !first && t.when-w.minWhen >= 0 {
 		return true // not the earliest: nobody needs to wait for less
