@@ -62,6 +62,7 @@ if not f[1] then return {0} end
 if redis.call('SISMEMBER', p .. ':paused', f[1]) == 1 then
   -- left waiting in its kind's index, as Pause leaves it
   redis.call('ZADD', kind_key(p, 'pending', f[1]), s, ARGV[1])
+  redis.call('SADD', p .. ':kinds', f[1])
   return {0}
 end
 redis.call('ZREM', kind_key(p, 'pending', f[1]), ARGV[1])

@@ -47,12 +47,18 @@
 // keys are:
 //
 //   - prefix:pending, a sorted set of task IDs scored by the time each task
-//     is to run next (µs since the epoch);
+//     is to run next (µs since the epoch), but for those of a paused kind;
 //   - prefix:t:<id>, a hash per task holding kind, payload, due time,
-//     attempt, retry limit, last error, a checksum, and the owner token of
-//     the current claim;
+//     attempt, retry limit, last error, a checksum, the owner token and
+//     start of the current claim, and the history of its last runs;
 //   - prefix:lease, a sorted set of claimed IDs scored by lease expiry;
 //   - prefix:dead, a sorted set of dead IDs scored by time of death;
+//   - prefix:done, a sorted set of done records (WithKeepDone) scored by
+//     time of completion;
+//   - prefix:k:<state>:<kind>, beside each of those four sets, one per
+//     kind with the same scores, which Node.List and Node.CountsByKind
+//     read; prefix:kinds, the set of kinds with stored tasks; and
+//     prefix:paused, the set of paused kinds (Node.Pause);
 //   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
 //   - prefix:nodes, a sorted set of the live nodes that claim, scored by

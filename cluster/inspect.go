@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -148,79 +149,107 @@ type KindCounts struct {
 	Paused bool
 }
 
-// countsScript counts the tasks by state and, if asked, by kind. A kind
-// with no task that is not paused is left out, and dropped from the set
-// of kinds. KEYS: pending, lease, dead, done. ARGV: prefix, "1" for the
-// counts by kind. Returns the four totals, then kind, four counts and
-// paused (0 or 1) for each kind.
+// countsScript counts the tasks by state. KEYS: pending, lease, dead,
+// done. ARGV: prefix. Returns the four totals.
 var countsScript = redis.NewScript(luaPublish + luaIndex + `
 local p = ARGV[1]
-local paused = redis.call('SMEMBERS', p .. ':paused')
 local pending = redis.call('ZCARD', KEYS[1])
-for _, kind in ipairs(paused) do pending = pending + redis.call('ZCARD', kind_key(p, 'pending', kind)) end
-local out = {pending, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4])}
-if ARGV[2] ~= '1' then return out end
-local isPaused = {}
-for _, kind in ipairs(paused) do isPaused[kind] = true end
-local kinds = redis.call('SUNION', p .. ':kinds', p .. ':paused')
-table.sort(kinds)
-for _, kind in ipairs(kinds) do
-  local c = {}
-  local total = 0
-  for i, st in ipairs({'pending', 'running', 'dead', 'done'}) do
-    c[i] = redis.call('ZCARD', kind_key(p, st, kind))
-    total = total + c[i]
-  end
-  if total == 0 and not isPaused[kind] then
-    redis.call('SREM', p .. ':kinds', kind)
-  else
-    local pz = 0
-    if isPaused[kind] then pz = 1 end
-    for _, v in ipairs({kind, c[1], c[2], c[3], c[4], pz}) do out[#out + 1] = v end
-  end
+for _, kind in ipairs(redis.call('SMEMBERS', p .. ':paused')) do
+  pending = pending + redis.call('ZCARD', kind_key(p, 'pending', kind))
 end
-return out
+return {pending, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4])}
+`)
+
+// forgetKindScript drops kind from the set of kinds if it has no task left
+// and is not paused. KEYS: kinds, paused. ARGV: prefix, kind.
+var forgetKindScript = redis.NewScript(luaPublish + luaIndex + `
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 0 end
+for _, st in ipairs({'pending', 'running', 'dead', 'done'}) do
+  if redis.call('EXISTS', kind_key(ARGV[1], st, ARGV[2])) == 1 then return 0 end
+end
+return redis.call('SREM', KEYS[1], ARGV[2])
 `)
 
 // Counts counts the stored tasks by state, for every node of the prefix
-// (asynq's Inspector.GetQueueInfo). It costs O(1) in Redis, plus one step
-// per paused kind.
+// (asynq's Inspector.GetQueueInfo), at one instant. It costs O(1) in
+// Redis, plus one step per paused kind.
 func (n *Node) Counts(ctx context.Context) (Counts, error) {
-	c, _, err := n.counts(ctx, false)
-	return c, err
+	vals, err := countsScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.doneSet()},
+		n.st.prefix).Int64Slice()
+	if err != nil {
+		return Counts{}, failed("counts", err)
+	}
+	if len(vals) < 4 {
+		return Counts{}, failed("counts", errShortReply)
+	}
+	return Counts{Pending: vals[0], Running: vals[1], Dead: vals[2], Done: vals[3]}, nil
 }
 
 // CountsByKind counts the stored tasks by state, in total and for each
-// kind that has stored tasks or is paused, sorted by kind, all read at
-// one instant. It costs O(kinds) in Redis.
+// kind that has stored tasks or is paused, sorted by kind. It reads the
+// totals in one step and the kinds' counts in one round trip of O(kinds)
+// commands that never hold Redis for long, so the two may differ by the
+// changes made in between. A kind left with no task and not paused is
+// dropped from the set of kinds, and from the result.
 func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
-	return n.counts(ctx, true)
+	total, err := n.Counts(ctx)
+	if err != nil {
+		return Counts{}, nil, err
+	}
+	pipe := n.st.rdb.Pipeline()
+	kindsCmd := pipe.SMembers(ctx, n.st.kinds())
+	pausedCmd := pipe.SMembersMap(ctx, n.st.paused())
+	if _, err := pipe.Exec(ctx); err != nil {
+		return Counts{}, nil, failed("counts by kind", err)
+	}
+	paused := pausedCmd.Val()
+	names := kindsCmd.Val()
+	for kind := range paused {
+		if !slices.Contains(names, kind) {
+			names = append(names, kind)
+		}
+	}
+	slices.Sort(names)
+	states := []State{Pending, Running, Dead, Done}
+	pipe = n.st.rdb.Pipeline()
+	cards := make([]*redis.IntCmd, 0, len(names)*len(states))
+	for _, kind := range names {
+		for _, st := range states {
+			cards = append(cards, pipe.ZCard(ctx, n.st.kindIndex(st, kind)))
+		}
+	}
+	if len(cards) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			return Counts{}, nil, failed("counts by kind", err)
+		}
+	}
+	kinds := make([]KindCounts, 0, len(names))
+	var empty []string
+	for i, kind := range names {
+		c := cards[i*len(states) : (i+1)*len(states)]
+		k := KindCounts{Kind: kind, Counts: Counts{Pending: c[0].Val(), Running: c[1].Val(), Dead: c[2].Val(), Done: c[3].Val()}}
+		_, k.Paused = paused[kind]
+		if k.Counts == (Counts{}) && !k.Paused {
+			empty = append(empty, kind)
+			continue
+		}
+		kinds = append(kinds, k)
+	}
+	n.forgetKinds(ctx, empty)
+	return total, kinds, nil
 }
 
-func (n *Node) counts(ctx context.Context, byKind bool) (Counts, []KindCounts, error) {
-	flag := "0"
-	if byKind {
-		flag = "1"
+// forgetKinds drops the kinds found with no task from the set of kinds,
+// each after checking again in one script; a failure only leaves them for
+// the next call.
+func (n *Node) forgetKinds(ctx context.Context, kinds []string) {
+	if len(kinds) == 0 {
+		return
 	}
-	vals, err := countsScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.doneSet()},
-		n.st.prefix, flag).Slice()
-	if err != nil {
-		return Counts{}, nil, failed("counts", err)
+	pipe := n.st.rdb.Pipeline()
+	for _, kind := range kinds {
+		// Eval, not Run: in a pipeline a missing script cannot fall back.
+		forgetKindScript.Eval(ctx, pipe, []string{n.st.kinds(), n.st.paused()}, n.st.prefix, kind)
 	}
-	num := func(i int) int64 {
-		v, _ := vals[i].(int64)
-		return v
-	}
-	if len(vals) < 4 {
-		return Counts{}, nil, failed("counts", errShortReply)
-	}
-	total := Counts{Pending: num(0), Running: num(1), Dead: num(2), Done: num(3)}
-	var kinds []KindCounts
-	for i := 4; i+5 < len(vals); i += 6 {
-		kind, _ := vals[i].(string)
-		kinds = append(kinds, KindCounts{Kind: kind,
-			Counts: Counts{Pending: num(i + 1), Running: num(i + 2), Dead: num(i + 3), Done: num(i + 4)},
-			Paused: num(i+5) == 1})
-	}
-	return total, kinds, nil
+	_, _ = pipe.Exec(ctx)
 }

@@ -25,9 +25,10 @@ type keepDone struct {
 // WithKeepDone keeps the record of each task that ran to completion (or
 // was canceled) in the Done state, so that Node.Get, Node.List and the
 // counts show it, newest first: at most max records, none older than age.
-// The script that adds a record removes those past the bounds (at most
-// doneTrimBatch at a time), and every started node's reaper removes the
-// ones that aged out since, every quarter lease. Without it (the default)
+// The script that adds a record removes those past the bounds (at most 100
+// at a time), and every started node's reaper removes the ones that aged
+// out since, every quarter lease, so the records never grow past the
+// bounds for long. Without it (the default)
 // a completed task is deleted. An age of zero or less, or a max below 1, is
 // an error wrapping scheduler.ErrInvalidArgument at New. Nodes of one
 // prefix should agree on it: a node without it deletes what it completes.
@@ -55,7 +56,8 @@ func (k keepDone) args() []any {
 	return []any{k.age.Microseconds(), k.max}
 }
 
-// doneTrimBatch is how many done records one script removes at most.
+// doneTrimBatch is how many done records the script that adds one removes
+// at most; the reaper removes up to reapBatch per script.
 const doneTrimBatch = 100
 
 // luaTrim defines remove_task, which deletes task id of state and its

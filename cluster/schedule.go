@@ -132,7 +132,6 @@ end
 redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
   'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'meta', ARGV[8]) end
-redis.call('SADD', p .. ':kinds', ARGV[2])
 make_pending(p, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
 return 'created'
 `)

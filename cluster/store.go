@@ -78,10 +78,13 @@ local function state_key(p, state)
   if state == 'running' then return p .. ':lease' end
   return p .. ':' .. state
 end
--- index_add puts id in state (not pending: see make_pending) at score
+-- index_add puts id in state (not pending: see make_pending) at score;
+-- both add the kind to p:kinds, which a task stored by an earlier version
+-- (before the kind indexes) joins at its first change of state
 local function index_add(p, state, kind, score, id)
   redis.call('ZADD', state_key(p, state), score, id)
   redis.call('ZADD', kind_key(p, state, kind), score, id)
+  redis.call('SADD', p .. ':kinds', kind)
 end
 local function index_rem(p, state, kind, id)
   redis.call('ZREM', state_key(p, state), id)
@@ -91,6 +94,7 @@ end
 -- unless its kind is paused
 local function make_pending(p, channel, kind, score, id)
   redis.call('ZADD', kind_key(p, 'pending', kind), score, id)
+  redis.call('SADD', p .. ':kinds', kind)
   if redis.call('SISMEMBER', p .. ':paused', kind) == 1 then
     redis.call('ZREM', p .. ':pending', id)
     return
