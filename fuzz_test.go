@@ -1,6 +1,6 @@
 package scheduler
 
-// Fuzz targets for the two data structures everything else rests on:
+// Fuzz targets for the data structures everything else rests on:
 //
 //   - FuzzHeap drives the indexed binary heap (delayqueue.go) with random pushes,
 //     pops, removals at an index, bulk filters, drains and re-pushes of the
@@ -9,6 +9,10 @@ package scheduler
 //     queued, and the exact pop order. Trigger times include the extremes
 //     (math.MinInt64, math.MaxInt64 and wrap-around) within the JDK's
 //     overflowFree rule: all queued times lie within MaxInt64 of each other.
+//
+//   - FuzzWheel drives the heap with the timing wheel in front of it
+//     (wheel.go) and a bare heap with the same tasks, and checks that they
+//     pop the same tasks in the same order as time moves.
 //
 //   - FuzzDelayQueue drives a real Scheduler with a pool of one on fakeClock,
 //     a small deterministic fake Clock (this package cannot import

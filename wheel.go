@@ -36,12 +36,14 @@ import (
 // and no growth of one large array. The order of runs, every policy,
 // Queue, PeekQueue, Stats and the manual clock are exactly as without it.
 //
-// The trade-offs: a task in the wheel costs two pointers more than one in
-// the heap alone (the wheel's links; there is no heap entry for it), and a
-// worker wakes once more for each group of far tasks, a few seconds before
-// they are due, to move them into the heap; moving a group is O(group
-// size) under the queue's lock. With false, every task goes straight into
-// the heap, as in the JDK's DelayedWorkQueue.
+// The trade-offs: every task carries the wheel's two links (16 bytes; a
+// task in the wheel has no 24-byte heap entry instead), and far tasks move
+// into the heap in groups, when the worker that waits for the earliest of
+// them wakes: all those due within the next few seconds at once, in
+// O(group size) under the queue's lock, which that first run waits for.
+// Worker wake-ups are the same as without the wheel: the timer is armed
+// for the earliest task's own time. With false, every task goes straight
+// into the heap, as in the JDK's DelayedWorkQueue.
 func WithTimingWheel(on bool) Option {
 	return optionFunc(func(c *config) { c.timingWheel = on })
 }
@@ -453,7 +455,7 @@ func (q *delayQueue) flushWheelLocked() {
 	}
 }
 
-// smallestWheel returns up to k of the wheel's earliest-due tasks, in due
+// smallest returns up to k of the wheel's earliest-due tasks, in due
 // order. It visits slots in start order and stops at the first slot that
 // starts after the k-th earliest task found so far: the slots that may
 // hold an earlier one, not the whole wheel.
