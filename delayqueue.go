@@ -182,6 +182,7 @@ func (q *delayQueue) snapshotLocked() []heapEntry {
 // smallestLocked returns the up to k earliest-due queued tasks in due order:
 // the heap's walked best first, merged with the wheel's earliest slots.
 func (q *delayQueue) smallestLocked(k int) []*futureTask {
+	q.cascadeForViewLocked(k)
 	fromHeap := q.heap.smallest(k)
 	fromWheel := q.wheel.smallest(k)
 	out := make([]*futureTask, 0, min(k, len(fromHeap)+len(fromWheel)))

@@ -39,8 +39,10 @@ type QueuedTask struct {
 
 // PeekQueue returns up to limit queued tasks, the earliest due first, as
 // Queue would order them, but without copying the queue: it walks the heap
-// best first, in O(limit log limit) under the queue's lock, so a page can
-// show the head of a queue of millions. limit <= 0 returns nil.
+// best first, in O(limit log limit) under the queue's lock, and reads the
+// timing wheel's earliest slots after cascading the coarse ones into finer
+// ones (once, as time would later), so a page can show the head of a queue
+// of millions. limit <= 0 returns nil.
 func (s *Scheduler) PeekQueue(limit int) []QueuedTask {
 	if limit <= 0 {
 		return nil

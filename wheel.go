@@ -362,6 +362,31 @@ func (q *delayQueue) processSlotLocked(level, slot int, start int64) {
 	}
 }
 
+// cascadeForViewLocked cascades the wheel's earliest slots above level 0,
+// as the passing of time will, while they may hold one of the k
+// earliest-due tasks: those the heap holds k tasks due before need not be.
+// A slot of a high level can hold hundreds of thousands of tasks (a million
+// due over the minutes around an hour from now: about 275,000 in one slot
+// of 4.6 minutes); walking it for every page of the queue view held the
+// lock for tens of milliseconds (BenchmarkQueuePageWithAMillionQueued in
+// the dashboard module), cascading it once leaves slots of a few dozen. The
+// order of runs does not change: the wheel never decides it. Each task is
+// still moved at most once per level, only sooner; afterwards tasks due
+// before the cascaded slot go straight to the heap until time reaches it.
+func (q *delayQueue) cascadeForViewLocked(k int) {
+	w := q.wheel
+	for w != nil && w.count > 0 {
+		level, slot, start := w.earliestSlot()
+		if level == 0 {
+			return
+		}
+		if hs := q.heap.smallest(k); len(hs) == k && hs[k-1].when-start < 0 {
+			return
+		}
+		q.processSlotLocked(level, slot, start)
+	}
+}
+
 // headLocked returns the earliest-due queued task, or nil: the heap's head
 // once every wheel slot that may hold an earlier task has been moved in.
 // For the rare callers that need the true head whatever its time
@@ -458,7 +483,11 @@ func (q *delayQueue) flushWheelLocked() {
 // smallest returns up to k of the wheel's earliest-due tasks, in due
 // order. It visits slots in start order and stops at the first slot that
 // starts after the k-th earliest task found so far: the slots that may
-// hold an earlier one, not the whole wheel.
+// hold an earlier one, not the whole wheel. A slot of a high level can hold
+// hundreds of thousands of tasks (every task due within minutes of an hour
+// ahead), so the k earliest are kept in a bounded max-heap while walking:
+// one comparison per task and k entries of memory, never a sort of the
+// slot (BenchmarkQueuePageWithAMillionQueued in the dashboard module).
 func (w *timingWheel) smallest(k int) []heapEntry {
 	if w == nil || w.count == 0 || k <= 0 {
 		return nil
@@ -480,20 +509,58 @@ func (w *timingWheel) smallest(k int) []heapEntry {
 		// before it, so these never wrap.
 		return cmpInt64(x.start-base, y.start-base)
 	})
-	var out []heapEntry
+	top := make(latestFirst, 0, min(k, w.count))
 	for _, r := range refs {
-		if len(out) >= k && r.start-out[k-1].when > 0 {
+		if len(top) == k && r.start-top[0].when > 0 {
 			break
 		}
 		for t := w.levels[r.level].slots[r.slot]; t != nil; t = t.next {
-			out = append(out, heapEntry{when: t.when, seq: t.seq, t: t})
-		}
-		slices.SortFunc(out, cmpEntries)
-		if len(out) > k {
-			out = out[:k]
+			top.offer(heapEntry{when: t.when, seq: t.seq, t: t}, k)
 		}
 	}
-	return out
+	slices.SortFunc(top, cmpEntries)
+	return top
+}
+
+// latestFirst is a max-heap of entries by due order: its root is the
+// latest-due of the entries kept, the one an earlier entry replaces.
+type latestFirst []heapEntry
+
+// offer keeps e if fewer than k entries are kept or e is due before the
+// latest kept one, which it then replaces.
+func (h *latestFirst) offer(e heapEntry, k int) {
+	s := *h
+	if len(s) < k {
+		s = append(s, e)
+		for i := len(s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !s[p].less(&s[i]) {
+				break
+			}
+			s[p], s[i] = s[i], s[p]
+			i = p
+		}
+		*h = s
+		return
+	}
+	if !e.less(&s[0]) {
+		return
+	}
+	s[0] = e
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(s) {
+			break
+		}
+		if c+1 < len(s) && s[c].less(&s[c+1]) {
+			c++
+		}
+		if !s[i].less(&s[c]) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
 }
 
 // cmpEntries orders heap entries as the heap does.
