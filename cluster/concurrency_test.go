@@ -48,12 +48,16 @@ func TestKindConcurrencyLimitsRunsOfAKindAndHoldsUpNoOtherKind(t *testing.T) {
 	n, err := cluster.New(client(t, srv), append(testOptions(), cluster.WithConcurrency(4))...)
 	require.NoError(t, err)
 	t.Cleanup(n.StopNow)
-	require.NoError(t, n.Handle("slow", func(_ context.Context, task cluster.Task) error {
+	require.NoError(t, n.Handle("slow", func(ctx context.Context, task cluster.Task) error {
 		slow.enter()
 		defer slow.leave()
 		startedSlow <- task.ID
-		<-release
-		return nil
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done(): // StopNow, once the test has failed
+			return ctx.Err()
+		}
 	}, cluster.WithKindConcurrency(2)))
 	require.NoError(t, n.Handle("fast", func(_ context.Context, task cluster.Task) error {
 		ranFast <- task.ID

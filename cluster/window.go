@@ -42,6 +42,12 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		n.mu.Unlock()
 		return
 	}
+	if n.running[id] != nil {
+		// This node holds the claim: a message or a sweep that saw
+		// the task pending before the claim is stale.
+		n.mu.Unlock()
+		return
+	}
 	now := n.nowLocked()
 	if due > now.Add(n.cfg.window).UnixMicro() {
 		n.mu.Unlock()
