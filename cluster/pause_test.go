@@ -102,6 +102,11 @@ func TestPausedKindWaitsWithItsDueTimesWhileOthersRunAndAllRunAfterResume(t *tes
 	}
 	nA, _ := log.ofKind("a")
 	require.Zero(t, nA, "a task of the paused kind ran")
+	// The log sees a run start; its task leaves the store only once the
+	// handler has returned and the node has recorded it.
+	waitFor(t, 10*time.Second, "the runs of b to complete", func() bool {
+		return counts(t, ops) == cluster.Counts{Pending: 20}
+	})
 
 	info := get(t, ops, "a03")
 	assert.Equal(t, cluster.Pending, info.State)
