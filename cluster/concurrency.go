@@ -117,6 +117,7 @@ func (n *Node) dispatch() {
 		}
 		e.ready = false
 		delete(n.loaded, e.id)
+		n.claiming[e.id] = true
 		n.busy++
 		n.kindBusy[e.kind]++
 		refill := n.more && len(n.loaded) < n.cfg.loadLimit/2
@@ -172,6 +173,12 @@ func (n *Node) claimAndRun(e *entry) {
 	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
 		return n.st.claim(ctx, id, e.due, n.cfg.lease, token)
 	})
+	if err != nil || res.outcome != claimWon {
+		// A won claim stays claiming until run holds it.
+		n.mu.Lock()
+		delete(n.claiming, id)
+		n.mu.Unlock()
+	}
 	switch {
 	case err != nil:
 		// Redis is unreachable or slow: the claim may even have

@@ -31,7 +31,7 @@ type Node struct {
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
-	// ready and index), running (and each run's expires), more, members,
+	// ready and index), running (and each run's expires), claiming, more, members,
 	// liveKinds, liveKindsKnown, offset, renewed, started, ready, busy,
 	// kindBusy, credit, weighted, pickable and warned. It is never held
 	// across a call into sched, Redis or a handler.
@@ -41,6 +41,7 @@ type Node struct {
 	periodics      []*periodic
 	loaded         map[string]*entry      // tasks in the window waiting in sched, by ID
 	running        map[string]*run        // tasks this node holds a claim on, by ID
+	claiming       map[string]bool        // tasks taken from the window whose claim has not yet ended or started a run
 	more           bool                   // the last sweep stopped at the load limit
 	members        []string               // live claimers as last read, sorted
 	liveKinds      map[string]bool        // the kinds the live claimers handle, as last read
@@ -139,6 +140,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		loaded:   make(map[string]*entry),
 		ready:    make(map[string]*readyQueue),
 		kindBusy: make(map[string]int),
+		claiming: make(map[string]bool),
 		credit:   make(map[string]int),
 		warned:   make(map[string]time.Time),
 		running:  make(map[string]*run),

@@ -32,6 +32,7 @@ func (n *Node) timeoutGrace() time.Duration { return n.cfg.lease / 10 }
 // and records the outcome.
 func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	n.mu.Lock()
+	delete(n.claiming, id)
 	h, ok := n.handlers[c.kind]
 	if n.state != stateStarted || !ok {
 		// Stopping (a claimed task not yet started goes back at
@@ -45,10 +46,6 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	r := &run{token: token, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
-	// A message or a sweep that saw the task pending before the claim
-	// may have put it back into the window meanwhile: that entry would
-	// wait, counted as waiting, for a claim bound to fail.
-	n.unload(id)
 	task := Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost}
 	obs := n.observeRun(ctx, task, c.meta) // obs.ctx is the handler's ctx
 

@@ -42,9 +42,12 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		n.mu.Unlock()
 		return
 	}
-	if n.running[id] != nil {
-		// This node holds the claim: a message or a sweep that saw
-		// the task pending before the claim is stale.
+	if n.claiming[id] || n.running[id] != nil {
+		// This node is claiming the task or holds the claim: a
+		// message or a sweep that saw it pending before the claim is
+		// stale. Put back, it would wait, counted as waiting, for a
+		// second claim, which fails, or which wins after this node's
+		// Stop has handed the task back, and hands it back again.
 		n.mu.Unlock()
 		return
 	}
