@@ -73,6 +73,10 @@ type runRecord struct {
 	dueWall time.Time // a trigger task's due time as Next returned it
 	jitter  int64     // this run's offset, clock nanoseconds
 	started int64     // when the task was taken, clock nanoseconds
+	// requeued: the run returned and its periodic task is queued again,
+	// so its next run may be in progress on another worker while this
+	// one still calls the hooks; CurrentRun skips this record.
+	requeued bool
 }
 
 // newRunRecordLocked records t's run starting at started. q.mu.
@@ -89,12 +93,12 @@ func newRunRecordLocked(t *futureTask, started int64) runRecord {
 // findRunLocked returns the record of t's run in progress.
 func (s *Scheduler) findRunLocked(t *futureTask) (runRecord, bool) {
 	for w := range s.workers {
-		if w.run.t == t {
+		if w.run.t == t && !w.run.requeued {
 			return w.run, true
 		}
 	}
 	for _, rec := range s.callerRuns {
-		if rec.t == t {
+		if rec.t == t && !rec.requeued {
 			return *rec, true
 		}
 	}

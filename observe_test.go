@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -161,6 +162,10 @@ func TestCurrentRunMatchesObserve(t *testing.T) {
 			observedRuns = append(observedRuns, r)
 		}
 	}
+	// A periodic task is re-queued before its hooks run, so when two runs
+	// catch up at one instant the next run's Observe may come first: the
+	// runs themselves are in due order, their observations by due time.
+	slices.SortFunc(observedRuns, func(a, b scheduler.RunInfo) int { return a.Due.Compare(b.Due) })
 	require.Len(t, inRun.get(), len(observedRuns))
 	require.NotEmpty(t, inRun.get())
 	for i, r := range inRun.get() {
@@ -208,4 +213,35 @@ func TestGoexitRunIsObservedAndAfterExecuted(t *testing.T) {
 	require.Error(t, runs[0].Err)
 	require.Equal(t, []error{runs[0].Err}, afters.get(), "AfterExecute gets the same outcome")
 	require.Equal(t, uint64(1), s.Stats().Completed)
+}
+
+// TestCurrentRunIsTheRunInProgressWhenRunsCatchUp: a periodic task is
+// re-queued before its worker calls the hooks, so when runs catch up the
+// next run may start on the other worker meanwhile; CurrentRun in that run
+// must describe it, not the previous run whose worker is still in the
+// hooks (it did one time in ten).
+func TestCurrentRunIsTheRunInProgressWhenRunsCatchUp(t *testing.T) {
+	for range 100 {
+		s, clk := newManual(t, 2, scheduler.WithHooks(scheduler.Hooks{
+			AfterExecute: func(scheduler.ScheduledFuture, error) { runtime.Gosched() },
+		}))
+		var dues recorder[time.Time]
+		f, err := s.ScheduleAtFixedRate(func(ctx context.Context) error {
+			r, ok := scheduler.CurrentRun(ctx)
+			if !ok {
+				return errors.New("no current run")
+			}
+			dues.add(r.Due)
+			return nil
+		}, time.Second, time.Second)
+		require.NoError(t, err)
+		advance(t, clk, s, 6*time.Second) // six runs due at once
+		require.True(t, f.Cancel(false))
+		idle(t, s)
+		got := dues.get()
+		require.Len(t, got, 6)
+		for i, due := range got {
+			require.Equal(t, time.Duration(i+1)*time.Second, due.Sub(epoch), "run %d", i)
+		}
+	}
 }

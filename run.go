@@ -92,9 +92,9 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	case err != nil:
 		s.logger.Warn("scheduler: periodic run failed; continuing",
 			"task", t.logName(), "error", err)
-		s.reExecutePeriodic(t)
+		s.reExecutePeriodic(t, rec)
 	default:
-		s.reExecutePeriodic(t)
+		s.reExecutePeriodic(t, rec)
 	}
 	if err != nil {
 		s.failed.Add(1)
@@ -183,7 +183,7 @@ func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked
 // it if it may no longer run (JDK reExecutePeriodic). A re-queue is never
 // rejected, not even beyond WithMaxQueueSize. A trigger task whose trigger
 // has no next time ends here, or fails if its trigger failed.
-func (s *Scheduler) reExecutePeriodic(t *futureTask) {
+func (s *Scheduler) reExecutePeriodic(t *futureTask, rec *runRecord) {
 	var next time.Time
 	if t.kind() == KindTrigger {
 		var ok bool
@@ -193,6 +193,9 @@ func (s *Scheduler) reExecutePeriodic(t *futureTask) {
 	}
 	q := &s.q
 	q.mu.Lock()
+	// From here another worker may start the next run while this one
+	// calls the hooks: CurrentRun must find that run, not this record.
+	rec.requeued = true
 	if t.loadState() == stateNew && s.canRun(t) {
 		t.setWhenLocked(s.nextRunTimeLocked(t, next))
 		q.offerLocked(t)
