@@ -39,8 +39,8 @@ type Member struct {
 	// with, as the Go toolchain recorded it ("(devel)" for a build of
 	// the module itself or inside a workspace).
 	Version string
-	// Started is when the node started, by its own clock corrected by
-	// its offset from Redis's.
+	// Started is when the node started, by its own clock as Start read it
+	// (not corrected by its offset from Redis's).
 	Started time.Time
 	// Heartbeat is when the node last renewed its record, and Expires
 	// when the record goes unless renewed again, both by Redis's clock.
