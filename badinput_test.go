@@ -43,7 +43,7 @@ type badEnv struct {
 	ctx context.Context // ends after waitLimit
 }
 
-// settle moves the clock by d and waits for what came due.
+// settle moves the clock by d and waits for what came due.
 func (e *badEnv) settle(t *testing.T, d time.Duration) {
 	t.Helper()
 	e.clk.Advance(d)
@@ -269,7 +269,7 @@ func badRows() []badCase {
 				require.Zero(t, ran.Load())
 				st := e.s.Stats()
 				require.Equal(t, uint64(1), st.Rejected)
-				require.Equal(t, uint64(1), st.Canceled, "the rejected task's future is canceled (R-15)")
+				require.Equal(t, uint64(1), st.Canceled, "the rejected task's future is canceled")
 				require.Zero(t, st.Queued)
 			}})
 		}
@@ -281,7 +281,7 @@ func badRows() []badCase {
 			var ran atomic.Int32
 			f, err := e.s.Schedule(countRuns(&ran), d)
 			require.NoError(t, err)
-			require.Zero(t, f.Delay(), "a delay <= 0 is clamped to 0 (R-2)")
+			require.Zero(t, f.Delay(), "a delay <= 0 is clamped to 0")
 			require.NoError(t, f.Wait(e.ctx))
 			require.Equal(t, int32(1), ran.Load())
 		}})
@@ -652,7 +652,7 @@ func badRows() []badCase {
 		require.True(t, e.s.IsTerminating())
 		require.Empty(t, e.s.ShutdownNow()) // cancels the task's ctx: it returns
 		require.NoError(t, e.s.AwaitTermination(e.ctx))
-		require.NoError(t, f.Wait(e.ctx), "a one-shot that returns nil after its ctx was canceled completes normally (R-12)")
+		require.NoError(t, f.Wait(e.ctx), "a one-shot that returns nil after its ctx was canceled completes normally")
 	}})
 	add(badCase{name: "AwaitTermination/from inside a task: ctx.Err(), no deadlock", run: func(t *testing.T, e *badEnv) {
 		short := shortCtx(t)
@@ -1001,7 +1001,7 @@ func badRows() []badCase {
 				f, err := e.overflow(t)
 				require.NoError(t, err)
 				require.NotNil(t, f)
-				require.True(t, f.IsCanceled(), "no future is left pending (R-15)")
+				require.True(t, f.IsCanceled(), "no future is left pending")
 				require.ErrorIs(t, f.Wait(e.ctx), scheduler.ErrCanceled)
 				require.Equal(t, 1, p.got.len())
 				e.clear()

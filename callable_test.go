@@ -1,6 +1,6 @@
 package scheduler_test
 
-// InvokeAll and InvokeAny (callable.go, R-8b).
+// InvokeAll and InvokeAny (callable.go).
 
 import (
 	"context"

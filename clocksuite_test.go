@@ -1,13 +1,13 @@
 package scheduler_test
 
-// One behavioural suite, two kinds of test time.
+// One behavioural suite, two kinds of test time.
 //
 // Every case in suiteCases runs on a schedulertest.ManualClock that the test
 // moves with AdvanceAndSettle and AwaitIdle, and on the system clock inside a
 // testing/synctest bubble, whose fake time moves when every goroutine in the
 // bubble is durably blocked; in the bubble once plainly and once with
 // WithPreciseTiming(true), which must notice the bubble and fall back to the
-// plain timer. All must record exactly the same (virtual time, event)
+// plain timer. All must record exactly the same (virtual time, event)
 // list: the manual clock's recipe claims to move time the way real time
 // would, and the bubble is real time made deterministic, so a divergence is
 // a bug in the scheduler or in the recipe.
@@ -210,7 +210,7 @@ func (m *suiteManualClock) AwaitIdle(ctx context.Context) error {
 
 // suiteBubbleDriver runs the case in a bubble; with precise set, the
 // scheduler has WithPreciseTiming(true), which must notice the bubble and
-// fall back to the plain timer.
+// fall back to the plain timer.
 type suiteBubbleDriver struct{ precise bool }
 
 func (d suiteBubbleDriver) name() string {
@@ -593,7 +593,7 @@ func suiteCases() []suiteCase {
 				slow, err := s.Schedule(func(ctx context.Context) error {
 					log.add("slow starts")
 					log.add(fmt.Sprintf("slow: %v", c.work(ctx, h)))
-					return nil // returns nil after the interrupt: completes normally
+					return nil // returns nil after the interrupt: completes normally
 				}, 2*h, scheduler.WithName("slow"))
 				require.NoError(t, err)
 				later, err := s.Schedule(log.task("later"), 5*h, scheduler.WithName("later"))

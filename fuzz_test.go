@@ -173,7 +173,7 @@ func fzHeapOffset(r *fzReader) uint64 {
 // values, as the JDK's nanoTime-based times do.
 var fzHeapBases = []int64{0, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1<<20, -1, math.MinInt64 / 2, math.MaxInt64 / 2}
 
-// FuzzHeap checks taskHeap against a sorted slice.
+// FuzzHeap checks taskHeap against a sorted slice.
 //
 // The input is a base byte (an index into fzHeapBases), then ops, each a
 // byte followed by its operands (op%8): 0-2 push (seq byte, offset), 3
@@ -514,7 +514,7 @@ func (h *fzHarness) check(step int, op string, m *fzModel) {
 }
 
 // fzDelay decodes a signed delay in fzUnit, most of them small; 255 asks
-// for a delay at or near math.MaxInt64.
+// for a delay at or near math.MaxInt64.
 func fzDelay(r *fzReader) time.Duration {
 	c := r.byte()
 	if c == 255 {
@@ -524,9 +524,8 @@ func fzDelay(r *fzReader) time.Duration {
 }
 
 // FuzzDelayQueue drives a Scheduler with a pool of one on fakeClock and checks
-// it against fzModel after every step (R-2, R-4, R-5, R-6, R-9, R-10, R-11,
-// After each step it waits with AwaitIdle, so the
-// scheduler has done everything due.
+// it against fzModel after every step. After each step it waits with
+// AwaitIdle, so the scheduler has done everything due.
 //
 // The input is a config byte (bit 0: remove-on-cancel; bit 1: the heap
 // alone, else a small timing wheel whose level-0 slots are 1 µs wide and
@@ -696,7 +695,7 @@ func FuzzDelayQueue(f *testing.F) {
 				op = fmt.Sprintf("Advance(%v)", d)
 				clk.Advance(d)
 				m.now += int64(d)
-			case 8: // advance exactly to the head's due time
+			case 8: // advance exactly to the head's due time
 				q := m.queue()
 				if len(q) == 0 || q[0].when-m.now > int64(time.Hour) {
 					continue

@@ -25,7 +25,7 @@ import (
 // are scheduled at uniformly random delays in [1 h, 2 h), then all are
 // canceled in submission order (the scheduler with remove-on-cancel,
 // time.AfterFunc with Stop). Each op re-executes the test binary
-// (TestGrowThenCancelChild) for one round and reports, per task,
+// (growChild, from TestMain) for one round and reports, per task,
 // schedule-ns/task, cancel-ns/task, total-ns/task and B/task (the live heap
 // after scheduling less the live heap before, per task).
 //
@@ -64,15 +64,15 @@ type growResult struct {
 	sched, cancel, bytes float64
 }
 
-// growChildEnv tells the test binary to run one round as
-// TestGrowThenCancelChild: "impl:n".
+// growChildEnv tells the test binary to run one round of
+// BenchmarkGrowThenCancel instead of its tests: "impl:n".
 const growChildEnv = "SCHEDULER_GROW_CHILD"
 
 // benchGrowChild runs one round in a fresh process and parses its result
 // line.
 func benchGrowChild(b *testing.B, impl string, n int) growResult {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGrowThenCancelChild$", "-test.count=1", "-test.v")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.count=1")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d", growChildEnv, impl, n))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -98,17 +98,28 @@ func benchGrowChild(b *testing.B, impl string, n int) growResult {
 	return growResult{}
 }
 
-// TestGrowThenCancelChild is one round of BenchmarkGrowThenCancel, run in a
-// process of its own; without the benchmark's environment variable it
-// skips. It prints "growcancel <schedule ns> <cancel ns> <bytes>", per task.
-func TestGrowThenCancelChild(t *testing.T) {
-	spec := os.Getenv(growChildEnv)
-	if spec == "" {
-		t.Skip("run by BenchmarkGrowThenCancel in a process of its own")
+// growChild is one round of BenchmarkGrowThenCancel, run by TestMain in a
+// process of its own when growChildEnv is set ("impl:n"). It prints
+// "growcancel <schedule ns> <cancel ns> <bytes>", per task, and returns the
+// process's exit code.
+func growChild(spec string) int {
+	r, err := growRound(spec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "grow-then-cancel child:", err)
+		return 1
 	}
+	fmt.Printf("growcancel %.1f %.1f %.1f\n", r.sched, r.cancel, r.bytes)
+	return 0
+}
+
+// growRound schedules and cancels as the harness does and returns the
+// figures per task.
+func growRound(spec string) (growResult, error) {
 	impl, count, ok := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
-	require.True(t, ok && err == nil && n > 0, "%s=%q: want impl:n", growChildEnv, spec)
+	if !ok || err != nil || n <= 0 {
+		return growResult{}, fmt.Errorf("%s=%q: want impl:n", growChildEnv, spec)
+	}
 
 	// As the harness: the delays and the handles exist before the
 	// baseline, and the timed loops do nothing else.
@@ -137,29 +148,38 @@ func TestGrowThenCancelChild(t *testing.T) {
 	case "scheduler", "scheduler-heap":
 		s, err := scheduler.New(runtime.GOMAXPROCS(0), scheduler.WithRemoveOnCancel(true),
 			scheduler.WithTimingWheel(impl == "scheduler"))
-		require.NoError(t, err)
+		if err != nil {
+			return growResult{}, err
+		}
+		defer s.ShutdownNow()
 		fs := make([]scheduler.ScheduledFuture, n)
 		h0 := benchLiveHeap()
 		t0 := time.Now()
 		for i, d := range delays {
 			if fs[i], err = s.Schedule(benchNop, d); err != nil {
-				t.Fatal(err)
+				return growResult{}, err
 			}
 		}
 		sched := time.Since(t0)
 		h1 := benchLiveHeap()
-		require.Equal(t, n, s.Stats().Queued)
+		if q := s.Stats().Queued; q != n {
+			return growResult{}, fmt.Errorf("%d queued after scheduling %d", q, n)
+		}
 		t1 := time.Now()
 		for _, f := range fs {
 			f.Cancel(false)
 		}
 		r = growResult{sched: float64(sched), cancel: float64(time.Since(t1)), bytes: float64(h1 - h0)}
-		require.Zero(t, s.Stats().Queued, "queued after canceling all")
+		if q := s.Stats().Queued; q != 0 {
+			return growResult{}, fmt.Errorf("%d queued after canceling all", q)
+		}
 		s.ShutdownNow()
-		require.NoError(t, s.AwaitTermination(context.Background()))
+		if err := s.AwaitTermination(context.Background()); err != nil {
+			return growResult{}, err
+		}
 	default:
-		t.Fatalf("unknown impl %q", impl)
+		return growResult{}, fmt.Errorf("unknown impl %q", impl)
 	}
 	k := float64(n)
-	fmt.Printf("growcancel %.1f %.1f %.1f\n", r.sched/k, r.cancel/k, r.bytes/k)
+	return growResult{sched: r.sched / k, cancel: r.cancel / k, bytes: r.bytes / k}, nil
 }

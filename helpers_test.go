@@ -219,7 +219,7 @@ func requireOpen(t *testing.T, ch <-chan struct{}, msg string) {
 }
 
 // requireFutures fails unless got holds exactly the futures of want, in
-// order, compared with == (R-8a): the very values the scheduling calls
+// order, compared with ==: the very values the scheduling calls
 // returned.
 func requireFutures(t *testing.T, want, got []scheduler.ScheduledFuture, msgAndArgs ...any) {
 	t.Helper()

@@ -1,6 +1,6 @@
 package scheduler_test
 
-// AwaitIdle (idle.go, R-14): waiting costs nothing; Advance + AwaitIdle on
+// AwaitIdle (idle.go): waiting costs nothing; Advance + AwaitIdle on
 // the manual clock is exact, also with the clock used from many goroutines;
 // and the regressions found while writing the clock suite.
 
@@ -66,7 +66,7 @@ func TestIdlePeriodicTasksCauseNoWakeUps(t *testing.T) {
 	})
 }
 
-// --- AwaitIdle on the manual clock ---
+// --- AwaitIdle on the manual clock ---
 
 func TestAwaitIdleContext(t *testing.T) {
 	canceled, cancel := context.WithCancel(t.Context())
@@ -212,7 +212,7 @@ func TestAwaitIdleOneBigAdvance(t *testing.T) {
 
 // TestAwaitIdleAdvanceRacesRearm hammers the window in which a worker reads
 // the clock and arms its timer: an Advance landing there must never be
-// missed, so every count below is exact.
+// missed, so every count below is exact.
 func TestAwaitIdleAdvanceRacesRearm(t *testing.T) {
 	const step = time.Millisecond
 	const n = 1000

@@ -1,6 +1,6 @@
 package scheduler
 
-// The leader-follower wait (leader.go, R-20), seen from inside. The tests
+// The leader-follower wait (leader.go), seen from inside. The tests
 // run inside testing/synctest bubbles: synctest.Wait() returns only once
 // every worker is durably blocked, which is also the proof that none of
 // them spins. Time comes from fakeClock (internal_helpers_test.go).

@@ -12,7 +12,7 @@ import (
 )
 
 func TestMissedRunsOfAFixedRateTask(t *testing.T) {
-	// R-23's example: period 10 s, initial delay 10 s, Advance(35 s).
+	// The example: period 10 s, initial delay 10 s, Advance(35 s).
 	for _, tc := range []struct {
 		name     string
 		opts     []scheduler.TaskOption

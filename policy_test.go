@@ -1,8 +1,8 @@
 package scheduler_test
 
 // The policies (policy.go): the rejection policies and the queue bound
-// (R-15, JDK I-1 to I-4), and the shutdown policies' getters and setters
-// (R-11, JDK G-1 to G-3).
+// (the JDK's four), and the shutdown policies' getters and setters
+// (the JDK's).
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/go-stpe/scheduler/schedulertest"
 )
 
-// rejectionReasons are the two reasons for a rejection (JDK I-1): enter
+// rejectionReasons are the two reasons for a rejection (as in the JDK): enter
 // brings a scheduler with a queue bound of one, holding one task, to it.
 var rejectionReasons = []struct {
 	name  string
@@ -218,7 +218,7 @@ func TestLifeCustomRejectionPolicy(t *testing.T) {
 				if f != nil {
 					require.True(t, f == seen[i], "the policy got the future the call returned")
 				}
-				// The policy left it pending; the scheduler cancels it.
+				// The policy left it pending; the scheduler cancels it.
 				requireCanceled(t, seen[i])
 				require.Equal(t, me, pol.callers.get()[i], "called in the submitting goroutine")
 			})

@@ -1,6 +1,6 @@
 package scheduler
 
-// A periodic task is one object, seen from inside: each run
+// A periodic task is one object, seen from inside: each run
 // re-inserts the same task (run.go), periodic runs allocate nothing, and
 // Schedule allocates only the task.
 

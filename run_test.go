@@ -1,8 +1,8 @@
 package scheduler_test
 
-// Running a task (run.go): periodic timing, periodic failure and the
-// re-queue, panics, the hooks and the decorator (R-16, JDK K-1
-// to K-3, D-7, J-5), and an interrupt that must not leak into the next run.
+// Running a task (run.go): periodic timing, periodic failure and the
+// re-queue, panics, the hooks and the decorator, and an interrupt that
+// must not leak into the next run.
 //
 // Everything timed runs on a manual clock; tasks that must be running block
 // on a gate.
@@ -24,7 +24,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// periodic timing.
+// Periodic timing.
 
 func TestFixedRateRunKIsDueAtInitialDelayPlusKPeriods(t *testing.T) {
 	s, clk := newManual(t, 2)
@@ -136,7 +136,7 @@ func TestPeriodicTaskNeverOverlapsItself(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// periodic failure, Wait, re-queue before the run counts.
+// Periodic failure, Wait, re-queue before the run counts.
 
 func TestPeriodicRunFailureStopsLaterRuns(t *testing.T) {
 	const period = time.Second
@@ -272,7 +272,7 @@ func TestPeriodicTaskIsRequeuedBeforeItsRunCountsAsFinished(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// panics.
+// Panics.
 
 func TestTaskPanicIsRecoveredAndWorkerSurvives(t *testing.T) {
 	s, _ := newManual(t, 1)
@@ -362,7 +362,7 @@ func TestFailuresAreLoggedAtErrorWithNameAndValue(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// R-16 hooks and the decorator (JDK K-1 to K-3, D-7, J-5)
+// Hooks and the decorator.
 
 func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 	var (
@@ -632,7 +632,7 @@ func TestLifeDecorator(t *testing.T) {
 // The interrupt (runcontext.go): a run's ctx is its own.
 
 func TestLifeInterruptDoesNotLeakIntoNextTask(t *testing.T) {
-	// JDK J-6: an interrupt delivered to one task does not reach the next
+	// As in the JDK, an interrupt delivered to one task does not reach the next
 	// task on the same worker.
 	s, _ := newManual(t, 1)
 	gate := newTaskGate(t)

@@ -1,11 +1,11 @@
 package scheduler_test
 
-// The Scheduler's own calls (scheduler.go), SPEC.md:
+// The Scheduler's own calls (scheduler.go):
 // New, argument checks, huge delays, ordering, and Remove, Purge and the
 // remove-on-cancel policy.
 //
 // Everything timed runs on a manual clock: a test moves time with
-// clk.Advance and waits with s.AwaitIdle for the work that came due.
+// clk.Advance and waits with s.AwaitIdle for the work that came due.
 // Where a test needs a task to be "running", the task blocks on a channel.
 
 import (
@@ -28,7 +28,7 @@ import (
 const hundredYears = 100 * 365 * 24 * time.Hour
 
 // ---------------------------------------------------------------------------
-// New, lazy workers.
+// New, lazy workers.
 
 func TestNewRejectsPoolSizeBelowOne(t *testing.T) {
 	for _, n := range []int{0, -1, math.MinInt} {
@@ -63,7 +63,7 @@ func TestNewStartsNoGoroutine(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// argument checks, delays clamped to now, ContinueOnError on one-shots.
+// Argument checks, delays clamped to now, ContinueOnError on one-shots.
 
 func TestSchedulingRejectsInvalidArguments(t *testing.T) {
 	type testCase struct {
@@ -188,7 +188,7 @@ func TestContinueOnErrorIsIgnoredForOneShotTasks(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// huge delays.
+// Huge delays.
 
 func TestHugeDelayDoesNotOverflow(t *testing.T) {
 	for _, tc := range []struct {
@@ -322,7 +322,7 @@ func TestFixedDelayHugeDelayDoesNotStarveTaskItSubmits(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// ordering.
+// Ordering.
 
 func TestTasksDueAtSameInstantRunInSubmissionOrder(t *testing.T) {
 	const n = 40
@@ -384,7 +384,7 @@ func TestPoolOfOneRunsInDueThenSubmissionOrder(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// remove-on-cancel, Purge, Remove.
+// Remove-on-cancel, Purge, Remove.
 
 func TestCanceledTaskStaysQueuedUntilDueByDefault(t *testing.T) {
 	s, clk := newManual(t, 1)

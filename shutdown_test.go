@@ -1,6 +1,6 @@
 package scheduler_test
 
-// Shutdown, ShutdownNow and termination, with the JDK
+// Shutdown, ShutdownNow and termination, with the JDK
 // behaviours of sections G and H of the STPE reference (shutdown.go).
 //
 // Time is a schedulertest.ManualClock: clk.Advance(d) followed by
@@ -33,7 +33,7 @@ func requireRunState(t *testing.T, s *scheduler.Scheduler, shutdown, terminating
 }
 
 // ---------------------------------------------------------------------------
-// R-11 Shutdown (JDK G-1 to G-5, I-4)
+// Shutdown.
 
 func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 	// enter brings s to the phase and returns what lets it settle.
@@ -82,7 +82,7 @@ func TestLifeShutdownRejectsEveryEntryPoint(t *testing.T) {
 
 				after := s.Stats()
 				require.Equal(t, before.Rejected+1, after.Rejected)
-				// JDK I-3: a rejection changes neither the queue nor the task count.
+				// As in the JDK, a rejection changes neither the queue nor the task count.
 				require.Equal(t, before.Queued, after.Queued)
 				require.Equal(t, before.TaskCount, after.TaskCount)
 				leave()
@@ -165,7 +165,7 @@ func TestLifeShutdownWithoutExecuteDelayedPolicy(t *testing.T) {
 
 			require.False(t, s.ExecuteExistingDelayedTasksAfterShutdownPolicy())
 			requireCanceled(t, notDue)
-			// JDK G-1: a one-shot task already due is kept even so.
+			// As in the JDK, a one-shot task already due is kept even so.
 			requireFutures(t, []scheduler.ScheduledFuture{dueNow, becameDue}, s.Queue())
 			require.False(t, dueNow.IsDone())
 			require.False(t, becameDue.IsDone())
@@ -254,7 +254,7 @@ func TestLifeShutdownContinuePeriodicPolicy(t *testing.T) {
 				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(false)
 				require.False(t, s.ContinueExistingPeriodicTasksAfterShutdownPolicy())
 				requireCanceled(t, f)
-				// JDK A-5: setting it true again resurrects nothing.
+				// As in the JDK, setting it true again resurrects nothing.
 				s.SetContinueExistingPeriodicTasksAfterShutdownPolicy(true)
 				require.True(t, f.IsCanceled())
 			}},
@@ -328,7 +328,7 @@ func TestLifeShutdownTwiceIsHarmless(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// R-12 ShutdownNow (JDK H-1 to H-5)
+// ShutdownNow.
 
 func TestLifeShutdownNowInterruptsRunningTasks(t *testing.T) {
 	s, _ := newManual(t, 4)
@@ -451,7 +451,7 @@ func TestLifeShutdownNowAfterShutdown(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// R-13 termination (JDK G-5, H-5 to H-8, K-3)
+// Termination.
 
 func TestLifeAwaitTerminationReturnsCtxErrUntilTerminated(t *testing.T) {
 	s, _ := newManual(t, 1)
@@ -474,7 +474,7 @@ func TestLifeAwaitTerminationReturnsCtxErrUntilTerminated(t *testing.T) {
 
 	gate.Open()
 	require.NoError(t, s.AwaitTermination(testCtx(t)))
-	// JDK H-6: once terminated it answers at once, even with a done ctx.
+	// As in the JDK, once terminated it answers at once, even with a done ctx.
 	require.NoError(t, s.AwaitTermination(doneCtx()))
 }
 
@@ -603,7 +603,7 @@ func TestLifeTaskIgnoringInterruptDelaysTermination(t *testing.T) {
 
 	s.ShutdownNow()
 	require.Equal(t, context.Canceled, s.AwaitTermination(doneCtx()))
-	require.False(t, s.IsTerminated(), "JDK H-5: the pool waits for a task that ignores the interrupt")
+	require.False(t, s.IsTerminated(), "as in the JDK, the pool waits for a task that ignores the interrupt")
 
 	gate.Open()
 	require.NoError(t, s.AwaitTermination(testCtx(t)))
@@ -650,11 +650,11 @@ func TestLifeTerminationWhenTheQueueEmpties(t *testing.T) {
 
 				tc.act(t, s, f)
 				synctest.Wait()
-				// JDK H-7: every action that may enable termination tries it.
+				// As in the JDK, every action that may enable termination tries it.
 				require.True(t, s.IsTerminated(), "terminated at once")
 				require.Zero(t, time.Since(start))
 				require.Zero(t, runs.Load())
-				require.Zero(t, s.Stats().PoolSize, "JDK H-8")
+				require.Zero(t, s.Stats().PoolSize, "as in the JDK")
 				require.NoError(t, s.AwaitTermination(t.Context()))
 			})
 		})

@@ -2,7 +2,7 @@ package scheduler_test
 
 // The soak test: many periodic tasks for a long time, with the heap and the
 // goroutine count sampled along the way. Both must stay flat once warmed
-// up: a periodic task is one object for its whole life, runs
+// up: a periodic task is one object for its whole life, runs
 // allocate nothing that outlives them, canceled tasks leave, and the pool
 // never grows past its size.
 //
@@ -120,7 +120,7 @@ func soakRun(t *testing.T, cfg soakConfig, wait func(time.Duration)) []soakSampl
 			queued:     st.Queued,
 		})
 		// Every live task is queued or running; a task just re-queued still
-		// counts as active until its run is accounted, and a canceled
+		// counts as active until its run is accounted, and a canceled
 		// one may still be running.
 		require.LessOrEqual(t, st.Queued, cfg.tasks)
 		require.GreaterOrEqual(t, st.Queued+st.Active, cfg.tasks, "a live periodic task is neither queued nor running")

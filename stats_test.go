@@ -1,6 +1,6 @@
 package scheduler_test
 
-// Stats (stats.go, R-17, JDK L-1 to L-5): the run counters, every path that
+// Stats (stats.go): the run counters, every path that
 // counts a cancel, Queued, TaskCount and LargestPoolSize.
 
 import (
@@ -190,7 +190,7 @@ func TestLifeStatsLargestPoolSize(t *testing.T) {
 		require.NoError(t, err)
 		gate.WaitStarted(t)
 		st := s.Stats()
-		require.Equal(t, i, st.PoolSize, "JDK J-1: one worker per submission until the pool is full")
+		require.Equal(t, i, st.PoolSize, "as in the JDK, one worker per submission until the pool is full")
 		require.Equal(t, i, st.LargestPoolSize)
 	}
 	require.NoError(t, s.SetCorePoolSize(1))

@@ -557,7 +557,7 @@ func (r *stressRound) check(ctx context.Context) stressTotals {
 		Rejected:        uint64(r.rejected.Load()),
 		Failed:          uint64(failed),
 		Panicked:        uint64(panicked),
-		// Abort cancels the future of every rejected submission.
+		// Abort cancels the future of every rejected submission.
 		Canceled: uint64(canceled + r.rejected.Load() + execCanceled),
 	}
 	require.Equal(t, want, st, "round %v seed %d: Stats disagree with the ledger", r.kind, r.seed)

@@ -1,6 +1,6 @@
 package scheduler_test
 
-// A scheduler in a testing/synctest bubble: it runs on the bubble's
+// A scheduler in a testing/synctest bubble: it runs on the bubble's
 // fake time and only ever blocks durably there. The behaviour both kinds of
 // time must agree on (fixed rate for 24 virtual hours, fixed delay with a
 // 10-minute run, catch-up, cancel, shutdown policies) is in
@@ -19,7 +19,7 @@ import (
 	"github.com/go-stpe/scheduler"
 )
 
-// --- a scheduler in a synctest bubble ---
+// --- A scheduler in a synctest bubble ---
 
 func TestSynctestRunsOnBubbleTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -1,7 +1,7 @@
 package scheduler_test
 
-// The scheduled task and its Future (task.go): outcomes, Done and Get
-// identity (R-8a) and Cancel.
+// The scheduled task and its Future (task.go): outcomes, Done and Get,
+// identity and Cancel.
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// futures.
+// Futures.
 
 func TestGetReturnsTheOutcome(t *testing.T) {
 	t.Run("value", func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestDoneIsClosedBeforeCancelReturnsTrue(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// R-8a: identity.
+// Identity.
 
 func TestFuturesKeepTheirIdentity(t *testing.T) {
 	t.Run("Queue", func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestFuturesKeepTheirIdentity(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Cancel.
+// Cancel.
 
 func TestCancelBeforeRunPreventsTheRun(t *testing.T) {
 	for _, kind := range scheduleKinds {

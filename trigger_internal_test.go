@@ -9,8 +9,8 @@ import (
 )
 
 // TestInternalPart2RunsDoNotAllocate: a trigger task's run allocates
-// nothing beyond what its trigger does, and neither do jitter, an
-// Observe hook, a base context, or CurrentRun in the run (R-26: the hot
+// nothing beyond what its trigger does, and neither do jitter, an
+// Observe hook, a base context, or CurrentRun in the run (the hot
 // path stays allocation-free when these are used, too).
 func TestInternalPart2RunsDoNotAllocate(t *testing.T) {
 	const runs = 1000

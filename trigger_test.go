@@ -44,7 +44,7 @@ func TestTriggerRunsAtTheTriggersTimes(t *testing.T) {
 }
 
 func TestTriggerNextIsAskedAfterThePreviousDueTime(t *testing.T) {
-	// each later run is at the trigger's next time after the
+	// Each later run is at the trigger's next time after the
 	// previous run's due time, not after its end.
 	s, clk := newManual(t, 1)
 	var args recorder[time.Duration]

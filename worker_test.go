@@ -1,8 +1,7 @@
 package scheduler_test
 
 // The pool (worker.go): workers start lazily, one per task up to the pool
-// size; SetCorePoolSize and PrestartAllCoreWorkers (R-17, JDK A-8,
-// A-9, J-1, J-2).
+// size; SetCorePoolSize and PrestartAllCoreWorkers, as in the JDK.
 
 import (
 	"log/slog"
@@ -52,7 +51,7 @@ func TestLifeSetCorePoolSize(t *testing.T) {
 		require.NoError(t, s.SetCorePoolSize(5))
 		st := s.Stats()
 		require.Equal(t, 5, st.CorePoolSize)
-		require.Equal(t, 3, st.PoolSize, "JDK A-8: min(delta, queued) new workers")
+		require.Equal(t, 3, st.PoolSize, "as in the JDK, min(delta, queued) new workers")
 		for _, f := range queued {
 			require.NoError(t, f.Wait(testCtx(t)), "run by the new workers while the first is still busy")
 		}

@@ -20,7 +20,7 @@ func TestPeriodicRunsOncePerDueTimeAcrossThreeNodesWithSkewedClocks(t *testing.T
 	runs := map[time.Time][]int{}
 	var nodes []*cluster.Node
 	for i, skew := range []time.Duration{-40 * time.Millisecond, 0, 45 * time.Millisecond} {
-		// A lease well above the skew and above the stalls of a
+		// A lease well above the skew and above the stalls of a
 		// busy CI box, which would otherwise expire a live run's lease
 		// and make a second run legitimate (delivery is at least once).
 		n := newNode(t, srv, nil, cluster.WithClock(skewedClock{scheduler.SystemClock(), skew}), cluster.WithLease(20*time.Second))

@@ -96,7 +96,7 @@ func bucketOf(bounds []float64, v float64) int {
 
 // TestLatenessExcludesJitter: a jittered run that starts exactly at its due
 // time plus its jitter (the clock steps from timer to timer) is not late,
-// although it started Jitter after its due time.
+// although it started Jitter after its due time.
 func TestLatenessExcludesJitter(t *testing.T) {
 	var seen []scheduler.RunInfo // written by Observe, read after AwaitIdle
 	e := newEnv(t, 1, nil, scheduler.WithHooks(scheduler.Hooks{
