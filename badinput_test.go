@@ -1,7 +1,7 @@
 package scheduler_test
 
 // Bad inputs and misuse, one table over every public function and method of
-// the contract (SPEC.md): nil arguments, zero, negative and extreme
+// the contract: nil arguments, zero, negative and extreme
 // durations, use after shutdown, double shutdown, cancel after done, a ctx
 // that has already ended, panics in a task, a hook, the decorator and the
 // rejection policy, tasks that block forever or call back into their own
