@@ -205,9 +205,12 @@ func TestObserverSeesAHandlerAbandonedPastItsTimeLimitOnce(t *testing.T) {
 	assert.Empty(t, rec.ended, "the abandoned run is reported once")
 }
 
-func TestObserverSeesARunCanceledByCancel(t *testing.T) {
+// startObservedRun starts a node with rec as its observer and schedules one
+// task of kind "k" whose handler waits for its ctx; it returns when the run
+// has started.
+func startObservedRun(t *testing.T, rec *recorder) (*cluster.Node, string) {
+	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
-	rec := newRecorder()
 	started := make(chan struct{}, 1)
 	n := newNode(t, srv, map[string]cluster.Handler{"k": func(ctx context.Context, _ cluster.Task) error {
 		started <- struct{}{}
@@ -218,7 +221,13 @@ func TestObserverSeesARunCanceledByCancel(t *testing.T) {
 	id, err := n.Schedule(context.Background(), "k", nil, time.Now())
 	require.NoError(t, err)
 	recv(t, started, 10*time.Second, "the run")
-	_, err = n.Cancel(context.Background(), id)
+	return n, id
+}
+
+func TestObserverSeesARunCanceledByCancel(t *testing.T) {
+	rec := newRecorder()
+	n, id := startObservedRun(t, rec)
+	_, err := n.Cancel(context.Background(), id)
 	require.NoError(t, err)
 	e := recv(t, rec.ended, 10*time.Second, "the run's end")
 	assert.Equal(t, cluster.OutcomeCanceled, e.Outcome)
@@ -226,18 +235,8 @@ func TestObserverSeesARunCanceledByCancel(t *testing.T) {
 }
 
 func TestObserverSeesARunLeftToItsLeaseByStopNowAsLost(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
 	rec := newRecorder()
-	started := make(chan struct{}, 1)
-	n := newNode(t, srv, map[string]cluster.Handler{"k": func(ctx context.Context, _ cluster.Task) error {
-		started <- struct{}{}
-		<-ctx.Done()
-		return ctx.Err()
-	}}, cluster.WithObserver(rec.observer()))
-	start(t, n)
-	_, err := n.Schedule(context.Background(), "k", nil, time.Now())
-	require.NoError(t, err)
-	recv(t, started, 10*time.Second, "the run")
+	n, _ := startObservedRun(t, rec)
 	n.StopNow()
 	e := recv(t, rec.ended, time.Second, "the run's end")
 	assert.Equal(t, cluster.OutcomeLost, e.Outcome)
