@@ -133,7 +133,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	}
 	n := &Node{
 		cfg:      cfg,
-		st:       store{rdb: observeRedis(rdb, cfg.observer.RedisCall), prefix: cfg.prefix},
+		st:       newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
 		name:     randomID()[:12],
 		sched:    sched,
 		handlers: make(map[string]kindHandler),

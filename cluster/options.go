@@ -33,6 +33,7 @@ func (f scheduleOptionFunc) applySchedule(s *scheduleConfig) { f(s) }
 // config holds every setting of a Node; defaults come from defaultConfig.
 type config struct {
 	prefix      string
+	partitions  int // WithPartitions
 	clock       scheduler.Clock
 	concurrency int
 	window      time.Duration
@@ -84,6 +85,7 @@ const DefaultMaxLostRuns = 25
 func defaultConfig() config {
 	return config{
 		prefix:      DefaultPrefix,
+		partitions:  DefaultPartitions,
 		clock:       scheduler.SystemClock(),
 		concurrency: 16,
 		window:      time.Minute,
@@ -116,6 +118,9 @@ func DefaultBackoff(attempt int) time.Duration {
 }
 
 func (c *config) validate() error {
+	if err := validatePartitions(c.partitions); err != nil {
+		return err
+	}
 	switch {
 	case c.prefix == "":
 		return invalid("New", "empty key prefix")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,8 +31,17 @@ import (
 // store names the keys of one prefix and runs the scripts on them.
 type store struct {
 	rdb    redis.UniversalClient
-	prefix string
+	prefix string      // the cluster-wide records' keys
+	parts  []partition // the tasks' keys, by partition
 }
+
+// newStore makes the store of prefix with n partitions.
+func newStore(rdb redis.UniversalClient, prefix string, n int) store {
+	return store{rdb: rdb, prefix: prefix, parts: partitionsOf(prefix, n)}
+}
+
+// partOf is the partition of task id.
+func (s store) partOf(id string) partition { return s.parts[partitionIndex(id, len(s.parts))] }
 
 func (s store) pending() string       { return s.prefix + ":pending" }
 func (s store) lease() string         { return s.prefix + ":lease" }
@@ -151,4 +161,100 @@ func (s store) loadScripts(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// luaPart defines the key names and index functions of the scripts that
+// work on one partition. Every key such a script touches comes in KEYS,
+// as Redis Cluster requires: first the partition's six fixed keys
+// (partition.fixedKeys: the pending, lease, dead and done sets, the set of
+// kinds with stored tasks and the set of paused kinds), then, for a script
+// on one task, the four indexes of the task's kind, the task's hash and
+// its done marker (partition.taskKeys). A script on many tasks is given,
+// after the fixed keys, five keys per task: its hash and its kind's four
+// indexes (task_keys reads them).
+//
+// The caller names the kind it believes a task to be of; a script that
+// finds another kind stored answers the error "KIND <kind>" before it
+// changes anything (wrong_kind), and the caller runs it again with that
+// kind (withKind).
+//
+// A task of a paused kind that is pending sits in its kind's pending index
+// only, not in the partition's pending set, so no node loads or claims it;
+// Resume puts it back. The scripts that include luaPart include luaPublish
+// before it.
+const luaPart = `
+local STATE = {pending = KEYS[1], running = KEYS[2], dead = KEYS[3], done = KEYS[4]}
+local KINDS, PAUSED = KEYS[5], KEYS[6]
+local INDEX = {pending = KEYS[7], running = KEYS[8], dead = KEYS[9], done = KEYS[10]}
+local TASK, MARK = KEYS[11], KEYS[12]
+local PART = string.sub(KEYS[1], 1, -9)
+-- wrong_kind tells whether INDEX holds the indexes of another kind
+local function wrong_kind(kind)
+  return KEYS[7] ~= PART .. ':k:pending:' .. kind
+end
+-- task_keys are the hash and the kind's indexes of the j-th task of a
+-- script on many tasks, and whether they name kind
+local function task_keys(j)
+  local b = 6 + 5 * (j - 1)
+  return KEYS[b + 1], {pending = KEYS[b + 2], running = KEYS[b + 3], dead = KEYS[b + 4], done = KEYS[b + 5]}
+end
+local function names_kind(ix, kind)
+  return ix.pending == PART .. ':k:pending:' .. kind
+end
+-- index_add puts id in state (not pending: see make_pending) at score, in
+-- the partition's set and in the kind's index ix
+local function index_add(ix, state, kind, score, id)
+  redis.call('ZADD', STATE[state], score, id)
+  redis.call('ZADD', ix[state], score, id)
+  redis.call('SADD', KINDS, kind)
+end
+local function index_rem(ix, state, id)
+  redis.call('ZREM', STATE[state], id)
+  redis.call('ZREM', ix[state], id)
+end
+-- make_pending makes id pending, to run at score: claimable and announced
+-- on channel unless its kind is paused
+local function make_pending(ix, channel, kind, score, id)
+  redis.call('ZADD', ix.pending, score, id)
+  redis.call('SADD', KINDS, kind)
+  if redis.call('SISMEMBER', PAUSED, kind) == 1 then
+    redis.call('ZREM', STATE.pending, id)
+    return
+  end
+  redis.call('ZADD', STATE.pending, score, id)
+  publish_pending(channel, score, kind, id)
+end
+-- the state of task id, stored under key with its kind's indexes ix;
+-- 'missing' if none
+local function task_state(key, ix, id)
+  if redis.call('EXISTS', key) == 0 then return 'missing' end
+  if redis.call('ZSCORE', STATE.running, id) then return 'running' end
+  if redis.call('ZSCORE', STATE.dead, id) then return 'dead' end
+  if redis.call('ZSCORE', STATE.done, id) then return 'done' end
+  if redis.call('ZSCORE', ix.pending, id) or redis.call('ZSCORE', STATE.pending, id) then
+    return 'pending'
+  end
+  return 'missing'
+end
+`
+
+// kindError is the kind a script found stored when the caller named
+// another ("KIND <kind>"), and ok if err is such an answer.
+func kindError(err error) (kind string, ok bool) {
+	if err == nil {
+		return "", false
+	}
+	return strings.CutPrefix(err.Error(), "KIND ")
+}
+
+// withKind runs f with the kind the caller believes the task to be of and,
+// if the script found another kind stored, once more with that one (a
+// task's kind never changes, but the caller may not know it: Cancel by ID
+// alone).
+func withKind[T any](kind string, f func(kind string) (T, error)) (T, error) {
+	v, err := f(kind)
+	if stored, ok := kindError(err); ok {
+		return f(stored)
+	}
+	return v, err
 }
