@@ -38,8 +38,11 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
 	var res Cancellation
-	err := n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
-		res, err = n.st.cancel(ctx, rdb, id, n.cfg.retention, n.cfg.keepDone)
+	kind := n.knownKind(id)
+	err := n.replicated(ctx, n.st.partOf(id).task(id), func(rdb redis.Scripter) (err error) {
+		res, err = withKind(kind, func(kind string) (Cancellation, error) {
+			return n.st.cancel(ctx, rdb, id, kind, n.cfg.retention, n.cfg.keepDone)
+		})
 		return err
 	})
 	if err != nil {
@@ -51,43 +54,57 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	return res, nil
 }
 
+// knownKind is the kind of task id if this node has it in its window or
+// runs it, else "" (a script told another kind asks again: withKind).
+func (n *Node) knownKind(id string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e := n.loaded[id]; e != nil {
+		return e.kind
+	}
+	if r := n.running[id]; r != nil {
+		return r.kind
+	}
+	return ""
+}
+
 // cancelScript removes a task in any state, with its index entries; for a
 // periodic occurrence (kind "@...") it leaves the done marker, so that no
 // node stores the occurrence again. With WithKeepDone the task is kept as
 // a done record whose last run record says canceled (a done record itself
-// is removed). KEYS: pending, lease, dead, task, done. ARGV: id, retention
-// (ms), channel, prefix, keep age (µs), keep max (0: none kept). Returns
+// is removed). KEYS: the task's keys (partition.taskKeys). ARGV: id,
+// retention (ms), channel, keep age (µs), keep max (0: none kept). Returns
 // {removed, was leased}, each 0 or 1.
-var cancelScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + luaTrim + luaKeepDone + `
-local p = ARGV[4]
-local leased = redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-local f = redis.call('HMGET', KEYS[4], 'kind', 'sum', 'fin')
+var cancelScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + `
+local f = redis.call('HMGET', TASK, 'kind', 'sum', 'fin')
 local kind = f[1]
+if kind and wrong_kind(kind) then return redis.error_reply('KIND ' .. kind) end
+local leased = redis.call('ZREM', STATE.running, ARGV[1])
+redis.call('ZREM', STATE.pending, ARGV[1])
+redis.call('ZREM', STATE.dead, ARGV[1])
 if not kind then return {0, leased} end
 for _, st in ipairs({'pending', 'running', 'dead'}) do
-  redis.call('ZREM', kind_key(p, st, kind), ARGV[1])
+  redis.call('ZREM', INDEX[st], ARGV[1])
 end
 if f[3] then
-  index_rem(p, 'done', kind, ARGV[1])
-  redis.call('DEL', KEYS[4])
+  index_rem(INDEX, 'done', ARGV[1])
+  redis.call('DEL', TASK)
   return {1, 0}
 end
 if string.sub(kind, 1, 1) == '@' then
-  redis.call('SET', KEYS[5], f[2], 'PX', ARGV[2])
+  redis.call('SET', MARK, f[2], 'PX', ARGV[2])
 end
 local t = now()
-if tonumber(ARGV[6]) > 0 then add_run(KEYS[4], 'canceled', t, '') end
-keep_done(p, KEYS[4], ARGV[1], kind, t, ARGV[5], ARGV[6])
+if tonumber(ARGV[5]) > 0 then add_run(TASK, 'canceled', t, '') end
+keep_done(TASK, ARGV[1], kind, t, ARGV[5])
 publish_canceled(ARGV[3], ARGV[1])
 return {1, leased}
 `)
 
-func (s store) cancel(ctx context.Context, rdb redis.Scripter, id string, retention time.Duration, keep keepDone) (Cancellation, error) {
-	args := append([]any{id, retention.Milliseconds(), s.channel(), s.prefix}, keep.args()...)
-	v, err := cancelScript.Run(ctx, rdb, []string{s.pending(), s.lease(), s.dead(), s.task(id), s.done(id)},
-		args...).Int64Slice()
+func (s store) cancel(ctx context.Context, rdb redis.Scripter, id, kind string, retention time.Duration, keep keepDone) (Cancellation, error) {
+	p := s.partOf(id)
+	args := append([]any{id, retention.Milliseconds(), p.channel()}, keep.args()...)
+	v, err := cancelScript.Run(ctx, rdb, p.taskKeys(kind, id), args...).Int64Slice()
 	if err != nil {
 		return Cancellation{}, err
 	}

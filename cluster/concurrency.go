@@ -171,7 +171,7 @@ func (n *Node) claimAndRun(e *entry) {
 	token := n.newToken()
 	sent := time.Now()
 	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
-		return n.st.claim(ctx, id, e.due, n.cfg.lease, token)
+		return n.st.claim(ctx, id, e.kind, e.due, n.cfg.lease, token)
 	})
 	if err != nil || res.outcome != claimWon {
 		// A won claim stays claiming until run holds it.

@@ -25,7 +25,7 @@ func (n *Node) heartbeatLoop(ctx context.Context) {
 func (n *Node) heartbeat() {
 	now := time.Now()
 	n.mu.Lock()
-	held := make(map[string]string, len(n.running))
+	held := make(map[string]*run, len(n.running))
 	var expired []*run
 	soonest := now.Add(n.cfg.lease)
 	for id, r := range n.running {
@@ -33,7 +33,7 @@ func (n *Node) heartbeat() {
 			expired = append(expired, r)
 			continue
 		}
-		held[id] = r.token
+		held[id] = r
 		soonest = minTime(soonest, r.expires)
 	}
 	n.mu.Unlock()
@@ -58,9 +58,9 @@ func (n *Node) heartbeat() {
 	}
 	var cancels []*run
 	n.mu.Lock()
-	for id, tok := range held {
+	for id, h := range held {
 		r := n.running[id]
-		if r == nil || r.token != tok {
+		if r != h {
 			continue
 		}
 		if isLost[id] {
@@ -82,19 +82,20 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// extendScript pushes back the lease of the tasks an owner still holds,
-// in the lease set and in the kind's running index.
-// KEYS: lease. ARGV: lease (µs), task key prefix, store prefix, then id,
-// token pairs. Returns the IDs whose lease is lost.
+// extendScript pushes back the lease of the tasks an owner still holds
+// in one partition, in the lease set and in each kind's running index.
+// KEYS: the partition's lease set, then for each task its hash and its
+// kind's running index. ARGV: lease (µs), then the tasks' id, token pairs
+// in the same order. Returns the IDs whose lease is lost.
 var extendScript = redis.NewScript(luaNow + `
 local exp = string.format('%.0f', tonumber(now()) + tonumber(ARGV[1]))
 local lost = {}
-for i = 4, #ARGV, 2 do
-  local id = ARGV[i]
-  local f = redis.call('HMGET', ARGV[2] .. id, 'owner', 'kind')
-  if f[1] == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
+for j = 1, (#ARGV - 1) / 2 do
+  local id, tok = ARGV[2 * j], ARGV[2 * j + 1]
+  local key, ix = KEYS[2 * j], KEYS[2 * j + 1]
+  if redis.call('HGET', key, 'owner') == tok and redis.call('ZSCORE', KEYS[1], id) then
     redis.call('ZADD', KEYS[1], 'XX', exp, id)
-    redis.call('ZADD', ARGV[3] .. ':k:running:' .. f[2], 'XX', exp, id)
+    redis.call('ZADD', ix, 'XX', exp, id)
   else
     lost[#lost + 1] = id
   end
@@ -102,82 +103,164 @@ end
 return lost
 `)
 
-// extend renews the leases of held tasks (id, token pairs) and returns the
-// IDs whose lease was lost.
-func (s store) extend(ctx context.Context, lease time.Duration, held map[string]string) ([]string, error) {
-	args := make([]any, 0, 3+2*len(held))
-	args = append(args, lease.Microseconds(), s.taskPrefix(), s.prefix)
-	for id, tok := range held {
-		args = append(args, id, tok)
+// extend renews the leases of held tasks (by ID) and returns the IDs whose
+// lease was lost: one script per partition, in one pipeline.
+func (s store) extend(ctx context.Context, lease time.Duration, held map[string]*run) ([]string, error) {
+	byPart := make(map[int]*scriptCall)
+	var calls []*scriptCall
+	for id, r := range held {
+		p := s.partOf(id)
+		c := byPart[p.index]
+		if c == nil {
+			c = &scriptCall{keys: []string{p.lease()}, args: []any{lease.Microseconds()}}
+			byPart[p.index] = c
+			calls = append(calls, c)
+		}
+		c.keys = append(c.keys, p.task(id), p.kindIndex(Running, r.kind))
+		c.args = append(c.args, id, r.token)
 	}
-	lost, err := extendScript.Run(ctx, s.rdb, []string{s.lease()}, args...).StringSlice()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
+	cmds, err := s.runPipelined(ctx, extendScript, calls)
+	if err != nil {
+		return nil, err
 	}
-	return lost, err
+	var lost []string
+	for _, cmd := range cmds {
+		ids, err := cmd.StringSlice()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, err
+		}
+		lost = append(lost, ids...)
+	}
+	return lost, nil
 }
 
 // reapBatch is how many expired leases one reap script handles.
 const reapBatch = 1000
 
-// reapLoop returns expired leases to pending, renews the node's membership
-// and removes the done records past WithKeepDone's bounds every quarter
-// lease. Every node reaps; the script is atomic, so they never return a
-// task twice.
+// reapLoop returns expired leases to pending in the partitions this node
+// reaps (ownership.go) and removes the done records past WithKeepDone's
+// bounds every quarter lease. Two reapers per partition; the script is
+// atomic, so they never return a task twice.
 func (n *Node) reapLoop(ctx context.Context) {
 	defer n.bg.Done()
 	every(ctx, n.cfg.lease/4, nil, func() {
-		n.refreshMembers(ctx)
 		if err := n.trimDone(ctx); err != nil && ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: trim done records: failed", "err", err)
 		}
-		for {
-			k, err := n.st.reap(ctx, reapBatch, n.cfg.maxLost)
+		n.mu.Lock()
+		var parts []partition
+		for i, ok := range n.shares.reaped {
+			if ok {
+				parts = append(parts, n.st.parts[i])
+			}
+		}
+		n.mu.Unlock()
+		for len(parts) > 0 {
+			full, err := n.st.reap(ctx, parts, reapBatch, n.cfg.maxLost)
 			if err != nil {
 				if ctx.Err() == nil {
 					n.cfg.logger.Warn("cluster: reap: failed", "err", err)
 				}
 				return
 			}
-			if k < reapBatch {
+			if !full {
 				return
 			}
 		}
 	})
 }
 
-// reapScript returns tasks whose lease expired to pending, due now (Redis
-// time: they were due when claimed), counting the lost run in the task's
-// "lost" field and its history, not as a failed attempt; past the limit of
-// lost runs they go dead. KEYS: lease, pending, dead. ARGV: task key
-// prefix, limit, channel, max lost runs, store prefix. Returns how many
-// leases it found expired.
-var reapScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + `
-local p = ARGV[5]
+// expiredScript lists up to a limit of the tasks of a partition whose
+// lease expired by Redis's clock. KEYS: the partition's lease set. ARGV:
+// limit.
+var expiredScript = redis.NewScript(luaNow + `
+return redis.call('ZRANGE', KEYS[1], '-inf', now(), 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[1]))
+`)
+
+// reapScript returns tasks of one partition whose lease expired to
+// pending, due now (Redis time: they were due when claimed), counting the
+// lost run in the task's "lost" field and its history, not as a failed
+// attempt; past the limit of lost runs they go dead. It checks each lease
+// again, so a task renewed or reaped since expiredScript listed it is left
+// alone. KEYS: the partition's fixed keys, then five per task (see
+// luaPart). ARGV: channel, max lost runs, then the tasks' IDs. Returns how
+// many it reaped.
+var reapScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
 local t = now()
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', t, 'LIMIT', 0, tonumber(ARGV[2]))
 local why = 'cluster: lease expired: the node running the task stopped, stalled or lost Redis'
-for _, id in ipairs(ids) do
-  local k = ARGV[1] .. id
-  redis.call('ZREM', KEYS[1], id)
+local n = 0
+for j = 3, #ARGV do
+  local id = ARGV[j]
+  local k, ix = task_keys(j - 2)
+  local s = redis.call('ZSCORE', STATE.running, id)
   local kind = redis.call('HGET', k, 'kind')
-  if kind then
-    redis.call('ZREM', kind_key(p, 'running', kind), id)
+  if s and tonumber(s) <= tonumber(t) and not kind then
+    redis.call('ZREM', STATE.running, id)
+    n = n + 1
+  elseif s and tonumber(s) <= tonumber(t) and names_kind(ix, kind) then
+    n = n + 1
+    index_rem(ix, 'running', id)
     add_run(k, 'lost', t, why)
     redis.call('HDEL', k, 'owner', 'next', 'start')
     local lost = redis.call('HINCRBY', k, 'lost', 1)
     redis.call('HSET', k, 'err', why)
-    if lost > tonumber(ARGV[4]) then
-      index_add(p, 'dead', kind, t, id)
+    if lost > tonumber(ARGV[2]) then
+      index_add(ix, 'dead', kind, t, id)
     else
-      make_pending(p, ARGV[3], kind, t, id)
+      make_pending(ix, ARGV[1], kind, t, id)
     end
   end
 end
-return #ids
+return n
 `)
 
-func (s store) reap(ctx context.Context, limit, maxLost int) (int, error) {
-	return reapScript.Run(ctx, s.rdb, []string{s.lease(), s.pending(), s.dead()},
-		s.taskPrefix(), limit, s.channel(), maxLost, s.prefix).Int()
+// reap returns the expired leases of the partitions to pending, up to
+// limit per partition: it lists them (one pipeline), reads their kinds
+// (one pipeline) and reaps them (one pipeline). full is true if some
+// partition had limit or more, so that the caller reaps again.
+func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int) (full bool, err error) {
+	listed, err := s.eachPartition(ctx, expiredScript, parts, func(p partition) *scriptCall {
+		return &scriptCall{keys: []string{p.lease()}, args: []any{limit}}
+	})
+	if err != nil {
+		return false, err
+	}
+	ids := make(map[int][]string)
+	for i, cmd := range listed {
+		got, err := cmd.StringSlice()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return false, err
+		}
+		if len(got) > 0 {
+			ids[parts[i].index] = got
+			full = full || len(got) >= limit
+		}
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	kinds, err := s.kindsOf(ctx, ids)
+	if err != nil {
+		return false, err
+	}
+	var calls []*scriptCall
+	for pi, list := range ids {
+		p := s.parts[pi]
+		c := &scriptCall{keys: p.fixedKeys(), args: []any{p.channel(), maxLost}}
+		for _, id := range list {
+			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
+			c.args = append(c.args, id)
+		}
+		calls = append(calls, c)
+	}
+	cmds, err := s.runPipelined(ctx, reapScript, calls)
+	if err != nil {
+		return false, err
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil {
+			return false, err
+		}
+	}
+	return full, nil
 }

@@ -7,10 +7,11 @@ import (
 
 // A node's life: Start, then Stop or StopNow, once.
 
-// Start starts running tasks: it subscribes to the store's events, loads
-// the window, and starts the sweep, reaper and heartbeat loops. It returns
-// once the subscription is confirmed, so no task scheduled after Start
-// returns can be missed by pub/sub. A second Start is ErrStopped.
+// Start starts running tasks: it joins the membership, subscribes to the
+// channels of the partitions it owns, loads the window, and starts the
+// sweep, membership, standby, reaper and heartbeat loops. Each confirmed
+// subscription asks for a sweep, so no task scheduled after Start returns
+// is missed. A second Start is ErrStopped.
 func (n *Node) Start(ctx context.Context) error {
 	n.mu.Lock()
 	if n.state != stateNew {
@@ -24,20 +25,25 @@ func (n *Node) Start(ctx context.Context) error {
 		n.abortStart()
 		return failed("start", err)
 	}
-	ps := n.st.rdb.Subscribe(ctx, n.st.channel())
+	ps := n.st.rdb.Subscribe(ctx, n.st.membershipChannel())
 	if _, err := ps.Receive(ctx); err != nil {
 		_ = ps.Close()
 		n.abortStart()
 		return failed("start: subscribe", err)
 	}
+	n.subMu.Lock()
+	n.ps = ps
+	n.subMu.Unlock()
 	n.refreshMembers(ctx)
 	bg, cancel := context.WithCancel(context.Background())
 	n.bgCancel = cancel
 	hb, hbCancel := context.WithCancel(context.Background())
 	n.hbCancel = hbCancel
-	n.bg.Add(3)
+	n.bg.Add(5)
 	go n.sweepLoop(bg)
 	go n.listenLoop(bg, ps)
+	go n.membershipLoop(bg)
+	go n.standbyLoop(bg)
 	go n.reapLoop(bg)
 	n.hb.Add(1)
 	go n.heartbeatLoop(hb)

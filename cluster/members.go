@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -11,17 +10,21 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Preferred claimers. Every node in whose window a task falls could claim
-// it, and the atomic claim gives it to one; but if all of them tried at the
-// due time, each task would cost a claim per node. So the nodes register in
-// prefix:nodes (renewed every quarter lease, expiring after a lease), and
-// rendezvous hashing of the task ID over the live nodes names one preferred
-// node per task. That node claims at the due time; the others wait
-// WithBackupDelay longer, and drop the task from their windows as soon as
-// the claim's "claimed" notice arrives. If the preferred node is busy (no
-// free worker), gone, or does not handle the kind, a backup claims it
-// after the delay. Nodes that disagree on the membership for a moment only
-// claim in vain; the claim stays atomic.
+// Membership: every started node renews, every quarter lease, its place
+// among the claimers (prefix:nodes, expiring after a lease) with the kinds
+// it handles (prefix:nodekinds), its record and its periodic declarations,
+// in one script that also returns the live claimers. From them each node
+// computes its share of the partitions (ownership.go). A node that joins
+// or leaves the claimers, or finds one expired, announces it on the
+// membership channel, on which every node renews at once, so that a share
+// moves within a round trip of the change rather than a quarter lease.
+
+// membershipLoop renews the membership every quarter lease, and at once
+// when the membership channel announces a change.
+func (n *Node) membershipLoop(ctx context.Context) {
+	defer n.bg.Done()
+	every(ctx, n.cfg.lease/4, n.renewKick, func() { n.refreshMembers(ctx) })
+}
 
 // refreshMembers renews this node's membership, its record and its
 // periodic declarations, reads the live nodes and the kinds they handle,
@@ -31,6 +34,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	n.mu.Lock()
 	claimer := n.state == stateStarted
 	rec := n.recordLocked()
+	kinds := n.handledKindsLocked()
 	now := n.nowLocked()
 	ps := append([]*periodic(nil), n.periodics...)
 	n.mu.Unlock()
@@ -39,7 +43,7 @@ func (n *Node) refreshMembers(ctx context.Context) {
 		decls = declarations(ps, now)
 	}
 	sent := n.cfg.clock.Now()
-	live, redisNow, err := n.st.renew(ctx, n.name, n.cfg.lease, claimer, rec, decls)
+	live, redisNow, changed, err := n.st.renew(ctx, n.name, n.cfg.lease, claimer, kinds, rec, decls)
 	if err != nil {
 		n.followFailover(err)
 		if ctx.Err() == nil {
@@ -48,26 +52,42 @@ func (n *Node) refreshMembers(ctx context.Context) {
 		return
 	}
 	got := n.cfg.clock.Now()
-	names := make([]string, 0, len(live))
-	kinds := make(map[string]bool)
-	known := true
+	if changed {
+		n.announceMembership(ctx)
+	}
+	liveKinds := make(map[string]bool)
 	for _, m := range live {
-		names = append(names, m.id)
-		known = known && m.hasRecord
 		for _, k := range m.kinds {
-			kinds[k] = true
+			liveKinds[k] = true
 		}
 	}
-	slices.Sort(names)
+	sh := computeShares(n.name, kinds, live, len(n.st.parts))
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.members = names
-	n.liveKinds, n.liveKindsKnown = kinds, known
+	n.liveKinds, n.liveKindsKnown = liveKinds, true
 	n.renewed = got
 	if rtt := got.Sub(sent); rtt >= 0 && rtt < n.cfg.lease/10 {
 		// Redis read its clock about halfway through the round trip.
 		n.offset = time.UnixMicro(redisNow).Sub(sent.Add(rtt / 2))
 	}
+	moved := claimer && !sameShares(n.shares, sh)
+	if claimer {
+		n.shares = sh
+	}
+	n.mu.Unlock()
+	if moved {
+		n.sharesMoved(ctx)
+	}
+}
+
+// handledKindsLocked are the kinds this node handles, sorted. n.mu must be
+// held.
+func (n *Node) handledKindsLocked() []string {
+	kinds := make([]string, 0, len(n.handlers))
+	for k := range n.handlers {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // now is the node's clock corrected by its last measured offset from
@@ -81,118 +101,114 @@ func (n *Node) nowLocked() time.Time {
 func (n *Node) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_, _, _ = n.st.renew(ctx, n.name, 0, false, nil, nil)
-}
-
-// preferredLocked reports whether this node is the preferred claimer of id:
-// the live node with the highest hash of (node, id). With no membership
-// known, every node is. n.mu must be held.
-func (n *Node) preferredLocked(id string) bool {
-	if len(n.members) == 0 {
-		return true
+	if _, _, left, err := n.st.renew(ctx, n.name, 0, false, nil, nil, nil); err == nil && left {
+		n.announceMembership(ctx)
 	}
-	best, bestHash := "", uint64(0)
-	for _, m := range n.members {
-		h := fnv.New64a()
-		h.Write([]byte(m))
-		h.Write([]byte{0})
-		h.Write([]byte(id))
-		if v := h.Sum64(); best == "" || v > bestHash {
-			best, bestHash = m, v
-		}
-	}
-	return best == n.name
 }
 
 // membersScript renews a node's record (and, for a claimer, its place in
-// the claimers' set, prefix:nodes) and its periodic declarations, drops
-// the expired entries of the three indexes, and returns Redis's time (µs)
-// followed by, for each live claimer, its ID, "1" and its kinds if it has a
-// record ("0" and "" if not: a node of an older version). With a zero time
-// to live it removes the node's membership and record instead.
-// KEYS: nodes, members, periodic. ARGV: id, time to live (µs), "1" for a
-// claimer, record key prefix, periodic key prefix, the number of record
-// fields and values that follow, those fields and values, then name,
-// trigger, next due (µs or "") triples.
+// the claimers' set, prefix:nodes, and its kinds in prefix:nodekinds) and
+// its periodic declarations, drops the expired entries of the indexes,
+// and returns Redis's time (µs), whether this node joined or left the
+// claimers ("1" or "0": the caller announces it), and, for each live
+// claimer, its ID and its kinds. With a zero time to live it removes the
+// node's membership and record instead.
+// KEYS: nodes, members, periodic, nodekinds, the node's record, then the
+// declared periodic tasks' records. ARGV: id, time to live (µs), "1" for
+// a claimer, the node's kinds, the number of record fields and values
+// that follow, those fields and values, then name, trigger, next due (µs
+// or "") triples, in the order of their keys.
 var membersScript = redis.NewScript(luaNow + `
 local t = now()
 local id = ARGV[1]
-local mkey = ARGV[4] .. id
 if ARGV[2] == '0' then
-  redis.call('ZREM', KEYS[1], id)
+  local left = redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[2], id)
-  redis.call('DEL', mkey)
-  return {t}
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('DEL', KEYS[5])
+  return {t, tostring(left)}
 end
 local exp = string.format('%.0f', tonumber(t) + tonumber(ARGV[2]))
 local ms = math.ceil(tonumber(ARGV[2]) / 1000)
+local changed = 0
 if ARGV[3] == '1' then
-  redis.call('ZADD', KEYS[1], exp, id)
+  changed = redis.call('ZADD', KEYS[1], exp, id)
+  redis.call('HSET', KEYS[4], id, ARGV[4])
 else
-  redis.call('ZREM', KEYS[1], id)
+  changed = redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[4], id)
 end
-local nf = tonumber(ARGV[6])
+local nf = tonumber(ARGV[5])
 local fields = {'heartbeat', t, 'expires', exp}
-for i = 7, 6 + nf do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', mkey, unpack(fields))
-redis.call('PEXPIRE', mkey, ms)
+for i = 6, 5 + nf do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[5], unpack(fields))
+redis.call('PEXPIRE', KEYS[5], ms)
 redis.call('ZADD', KEYS[2], exp, id)
-for i = 7 + nf, #ARGV, 3 do
-  local pkey = ARGV[5] .. ARGV[i]
+local j = 6
+for i = 6 + nf, #ARGV, 3 do
+  local pkey = KEYS[j]
+  j = j + 1
   redis.call('HSET', pkey, 'trigger', ARGV[i + 1], 'next', ARGV[i + 2])
   if redis.call('PTTL', pkey) < ms then redis.call('PEXPIRE', pkey, ms) end
   redis.call('ZADD', KEYS[3], 'GT', exp, ARGV[i])
 end
-for _, k in ipairs(KEYS) do redis.call('ZREMRANGEBYSCORE', k, '-inf', t) end
-local out = {t}
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local kinds = redis.call('HGET', ARGV[4] .. m, 'kinds')
+local gone = redis.call('ZRANGE', KEYS[1], '-inf', t, 'BYSCORE')
+if #gone > 0 then
+  redis.call('HDEL', KEYS[4], unpack(gone))
+  changed = 1
+end
+for i = 1, 3 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', t) end
+local out = {t, tostring(changed)}
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+if #live == 0 then return out end
+local kinds = redis.call('HMGET', KEYS[4], unpack(live))
+for i, m in ipairs(live) do
   out[#out + 1] = m
-  if kinds then
-    out[#out + 1] = '1'
-    out[#out + 1] = kinds
-  else
-    out[#out + 1] = '0'
-    out[#out + 1] = ''
-  end
+  out[#out + 1] = kinds[i] or ''
 end
 return out
 `)
 
 // liveNode is a live claimer as renew read it.
 type liveNode struct {
-	id        string
-	hasRecord bool
-	kinds     []string
+	id    string
+	kinds []string
 }
 
-// renew renews id's membership (as a claimer or not) for ttl, with its
-// record rec (field, value pairs) and periodic declarations, and returns
-// the live claimers and Redis's time; a zero ttl removes the membership and
-// the record.
-func (s store) renew(ctx context.Context, id string, ttl time.Duration, claimer bool, rec []any, decls []periodicDecl) (live []liveNode, redisNow int64, err error) {
+// renew renews id's membership (as a claimer of kinds, or not) for ttl,
+// with its record rec (field, value pairs) and periodic declarations, and
+// returns the live claimers, Redis's time, and whether this node joined or
+// left the claimers or found one gone; a zero ttl removes the membership
+// and the record.
+func (s store) renew(ctx context.Context, id string, ttl time.Duration, claimer bool, kinds []string, rec []any, decls []periodicDecl) (live []liveNode, redisNow int64, changed bool, err error) {
 	c := "0"
 	if claimer {
 		c = "1"
 	}
-	args := make([]any, 0, 6+len(rec)+3*len(decls))
-	args = append(args, id, ttl.Microseconds(), c, s.memberPrefix(), s.periodicPrefix(), len(rec))
+	keys := make([]string, 0, 5+len(decls))
+	keys = append(keys, s.nodes(), s.membersIndex(), s.periodicIndex(), s.nodeKinds(), s.memberPrefix()+id)
+	args := make([]any, 0, 5+len(rec)+3*len(decls))
+	args = append(args, id, ttl.Microseconds(), c, strings.Join(kinds, " "), len(rec))
 	args = append(args, rec...)
 	for _, d := range decls {
+		keys = append(keys, s.periodicPrefix()+d.name)
 		args = append(args, d.name, d.trigger, d.next)
 	}
-	vals, err := membersScript.Run(ctx, s.rdb, []string{s.nodes(), s.membersIndex(), s.periodicIndex()}, args...).StringSlice()
+	vals, err := membersScript.Run(ctx, s.rdb, keys, args...).StringSlice()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	if len(vals) == 0 {
-		return nil, 0, fmt.Errorf("cluster: membership: empty reply")
+	if len(vals) < 2 {
+		return nil, 0, false, fmt.Errorf("cluster: membership: short reply")
 	}
 	if redisNow, err = parseMicros(vals[0]); err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	for i := 1; i+2 < len(vals); i += 3 {
-		live = append(live, liveNode{id: vals[i], hasRecord: vals[i+1] == "1", kinds: strings.Fields(vals[i+2])})
+	for i := 2; i+1 < len(vals); i += 2 {
+		live = append(live, liveNode{id: vals[i], kinds: strings.Fields(vals[i+1])})
 	}
-	return live, redisNow, nil
+	return live, redisNow, vals[1] == "1", nil
 }
+
+// nodeKinds is the hash of the kinds each live claimer handles, by node.
+func (s store) nodeKinds() string { return s.prefix + ":nodekinds" }

@@ -31,7 +31,7 @@ type Node struct {
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
-	// ready and index), running (and each run's expires), claiming, more, members,
+	// ready and index), running (and each run's expires), claiming, more, shares,
 	// liveKinds, liveKindsKnown, offset, renewed, started, ready, busy,
 	// kindBusy, credit, weighted, pickable and warned. It is never held
 	// across a call into sched, Redis or a handler.
@@ -43,7 +43,7 @@ type Node struct {
 	running        map[string]*run        // tasks this node holds a claim on, by ID
 	claiming       map[string]bool        // tasks taken from the window whose claim has not yet ended or started a run
 	more           bool                   // the last sweep stopped at the load limit
-	members        []string               // live claimers as last read, sorted
+	shares         shares                 // this node's part of the partitions (ownership.go)
 	liveKinds      map[string]bool        // the kinds the live claimers handle, as last read
 	liveKindsKnown bool                   // every live claimer had a record with its kinds
 	offset         time.Duration          // Redis's clock minus the node's, as last measured
@@ -57,16 +57,25 @@ type Node struct {
 	pickable       []string               // scratch space of pickLocked
 	warned         map[string]time.Time   // when each kind no live node handles was last logged
 
-	runCtx    context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
-	runCancel context.CancelCauseFunc
-	bgCancel  context.CancelFunc // ends the sweep, pub/sub and reaper loops
-	bg        sync.WaitGroup     // the sweep, pub/sub and reaper loops
-	hbCancel  context.CancelFunc // ends the heartbeat loop
-	hb        sync.WaitGroup     // the heartbeat loop
-	kick      chan struct{}      // asks the sweep loop for a sweep now
-	regCancel context.CancelFunc // ends the record's renewal while stopping
-	reg       sync.WaitGroup     // the record's renewal while stopping
-	calls     sync.WaitGroup     // Redis calls on the lease path still running (bounded)
+	runCtx      context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
+	runCancel   context.CancelCauseFunc
+	bgCancel    context.CancelFunc // ends the sweep, pub/sub and reaper loops
+	bg          sync.WaitGroup     // the sweep, pub/sub and reaper loops
+	hbCancel    context.CancelFunc // ends the heartbeat loop
+	hb          sync.WaitGroup     // the heartbeat loop
+	kick        chan struct{}      // asks the sweep loop for a sweep now
+	renewKick   chan struct{}      // asks the membership loop to renew now
+	standbyKick chan struct{}      // asks the standby loop to look now
+
+	// subMu guards ps and subscribed, and orders the changes of the
+	// subscription; it is held across the (un)subscribe calls, never
+	// with mu.
+	subMu      sync.Mutex
+	ps         *redis.PubSub      // the node's subscription, from Start on
+	subscribed map[string]bool    // the partitions' channels ps is subscribed to
+	regCancel  context.CancelFunc // ends the record's renewal while stopping
+	reg        sync.WaitGroup     // the record's renewal while stopping
+	calls      sync.WaitGroup     // Redis calls on the lease path still running (bounded)
 }
 
 // kindHandler is the handler of one kind and its settings.
@@ -132,19 +141,22 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		cfg:      cfg,
-		st:       newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
-		name:     randomID()[:12],
-		sched:    sched,
-		handlers: make(map[string]kindHandler),
-		loaded:   make(map[string]*entry),
-		ready:    make(map[string]*readyQueue),
-		kindBusy: make(map[string]int),
-		claiming: make(map[string]bool),
-		credit:   make(map[string]int),
-		warned:   make(map[string]time.Time),
-		running:  make(map[string]*run),
-		kick:     make(chan struct{}, 1),
+		cfg:         cfg,
+		st:          newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
+		name:        randomID()[:12],
+		sched:       sched,
+		handlers:    make(map[string]kindHandler),
+		loaded:      make(map[string]*entry),
+		ready:       make(map[string]*readyQueue),
+		kindBusy:    make(map[string]int),
+		claiming:    make(map[string]bool),
+		credit:      make(map[string]int),
+		warned:      make(map[string]time.Time),
+		running:     make(map[string]*run),
+		kick:        make(chan struct{}, 1),
+		renewKick:   make(chan struct{}, 1),
+		standbyKick: make(chan struct{}, 1),
+		subscribed:  make(map[string]bool),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
 	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {

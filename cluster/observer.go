@@ -291,7 +291,6 @@ func lostOutcome(cause error) Outcome {
 // (TestEveryScriptIsNamed checks it).
 var scriptNames = map[string]string{
 	scheduleScript.Hash():   "schedule",
-	loadScript.Hash():       "load",
 	claimScript.Hash():      "claim",
 	extendScript.Hash():     "extend",
 	completeScript.Hash():   "complete",
@@ -307,7 +306,8 @@ var scriptNames = map[string]string{
 	pageScript.Hash():       "page",
 	getScript.Hash():        "get",
 	countsScript.Hash():     "counts",
-	trimScript.Hash():       "trim",
+	removeDoneScript.Hash(): "remove done",
+	expiredScript.Hash():    "expired",
 	pauseScript.Hash():      "pause",
 	resumeScript.Hash():     "resume",
 	forgetKindScript.Hash(): "forget",

@@ -15,9 +15,9 @@ import (
 
 // complete records a successful run and returns the script's answer ("" if
 // nothing could be written).
-func (n *Node) complete(id, token string, expires time.Time) string {
+func (n *Node) complete(id, kind, token string, expires time.Time) string {
 	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
-		return n.st.complete(ctx, id, token, n.cfg.retention, n.cfg.keepDone)
+		return n.st.complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone)
 	})
 	return res
 }
@@ -32,7 +32,7 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 		outcome = OutcomeTimedOut
 	}
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
-		return n.st.fail(ctx, id, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome)
+		return n.st.fail(ctx, id, c.kind, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome)
 	})
 	if ok && res == "dead" {
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
@@ -43,9 +43,9 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 
 // release hands a claimed task back to pending without counting an
 // attempt.
-func (n *Node) release(id, token string, expires time.Time) {
+func (n *Node) release(id, kind, token string, expires time.Time) {
 	n.record(id, "release", expires, func(ctx context.Context) (string, error) {
-		return n.st.release(ctx, id, token)
+		return n.st.release(ctx, id, kind, token)
 	})
 }
 
@@ -73,77 +73,88 @@ func (n *Node) record(id, what string, expires time.Time, f func(context.Context
 }
 
 // completeScript records a successful run: a done record with
-// WithKeepDone, else the task is removed; either way a done marker is left
-// when the caller chose its ID. KEYS: lease, task, done. ARGV: id, owner
-// token, retention (ms), prefix, keep age (µs), keep max (0: none kept).
+// WithKeepDone (the reaper trims the records past the bounds), else the
+// task is removed; either way a done marker is left when the caller chose
+// its ID. KEYS: the task's keys (partition.taskKeys). ARGV: id, owner
+// token, retention (ms), keep age (µs), keep max (0: none kept).
 // Returns "done", or "lost" if the owner no longer holds the task.
-var completeScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + luaTrim + luaKeepDone + `
-local p = ARGV[4]
-if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[2] then return 'lost' end
+var completeScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + `
+local f = redis.call('HMGET', TASK, 'owner', 'fixed', 'sum', 'kind')
+if f[1] ~= ARGV[2] then return 'lost' end
+if wrong_kind(f[4]) then return redis.error_reply('KIND ' .. f[4]) end
 local t = now()
-local f = redis.call('HMGET', KEYS[2], 'fixed', 'sum', 'kind')
-index_rem(p, 'running', f[3], ARGV[1])
-if f[1] == '1' then redis.call('SET', KEYS[3], f[2], 'PX', ARGV[3]) end
-add_run(KEYS[2], 'succeeded', t, '')
-keep_done(p, KEYS[2], ARGV[1], f[3], t, ARGV[5], ARGV[6])
+index_rem(INDEX, 'running', ARGV[1])
+if f[2] == '1' then redis.call('SET', MARK, f[3], 'PX', ARGV[3]) end
+add_run(TASK, 'succeeded', t, '')
+keep_done(TASK, ARGV[1], f[4], t, ARGV[5])
 return 'done'
 `)
 
-func (s store) complete(ctx context.Context, id, token string, retention time.Duration, keep keepDone) (string, error) {
-	args := append([]any{id, token, retention.Milliseconds(), s.prefix}, keep.args()...)
-	return completeScript.Run(ctx, s.rdb, []string{s.lease(), s.task(id), s.done(id)}, args...).Text()
+func (s store) complete(ctx context.Context, id, kind, token string, retention time.Duration, keep keepDone) (string, error) {
+	p := s.partOf(id)
+	args := append([]any{id, token, retention.Milliseconds()}, keep.args()...)
+	return withKind(kind, func(kind string) (string, error) {
+		return completeScript.Run(ctx, s.rdb, p.taskKeys(kind, id), args...).Text()
+	})
 }
 
 // failScript records a failed run: back to pending for a retry at Redis's
-// time plus the backoff, or dead. KEYS: lease, pending, dead, task. ARGV:
-// id, owner token, error, backoff (µs), channel, "1" to make it dead at
-// once (ErrSkipRetry), prefix, outcome (failed or timed out). Returns
-// "retry", "dead", or "lost" if the owner no longer holds the task.
-var failScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + `
-local p = ARGV[7]
-if redis.call('HGET', KEYS[4], 'owner') ~= ARGV[2] then return 'lost' end
+// time plus the backoff, or dead. KEYS: the task's keys
+// (partition.taskKeys). ARGV: id, owner token, error, backoff (µs),
+// channel, "1" to make it dead at once (ErrSkipRetry), outcome (failed or
+// timed out). Returns "retry", "dead", or "lost" if the owner no longer
+// holds the task.
+var failScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
+local f = redis.call('HMGET', TASK, 'owner', 'max', 'kind')
+if f[1] ~= ARGV[2] then return 'lost' end
+if wrong_kind(f[3]) then return redis.error_reply('KIND ' .. f[3]) end
 local t = now()
-local f = redis.call('HMGET', KEYS[4], 'max', 'kind')
-index_rem(p, 'running', f[2], ARGV[1])
-add_run(KEYS[4], ARGV[8], t, ARGV[3])
-redis.call('HDEL', KEYS[4], 'owner', 'next', 'start')
-local a = redis.call('HINCRBY', KEYS[4], 'attempt', 1)
-redis.call('HSET', KEYS[4], 'err', ARGV[3])
-if ARGV[6] == '1' or a > tonumber(f[1]) then
-  index_add(p, 'dead', f[2], t, ARGV[1])
+index_rem(INDEX, 'running', ARGV[1])
+add_run(TASK, ARGV[7], t, ARGV[3])
+redis.call('HDEL', TASK, 'owner', 'next', 'start')
+local a = redis.call('HINCRBY', TASK, 'attempt', 1)
+redis.call('HSET', TASK, 'err', ARGV[3])
+if ARGV[6] == '1' or a > tonumber(f[2]) then
+  index_add(INDEX, 'dead', f[3], t, ARGV[1])
   return 'dead'
 end
-make_pending(p, ARGV[5], f[2], string.format('%.0f', tonumber(t) + tonumber(ARGV[4])), ARGV[1])
+make_pending(INDEX, ARGV[5], f[3], string.format('%.0f', tonumber(t) + tonumber(ARGV[4])), ARGV[1])
 return 'retry'
 `)
 
-func (s store) fail(ctx context.Context, id, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome) (string, error) {
+func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome) (string, error) {
 	skip := "0"
 	if skipRetry {
 		skip = "1"
 	}
-	return failScript.Run(ctx, s.rdb, []string{s.lease(), s.pending(), s.dead(), s.task(id)},
-		id, token, msg, backoff.Microseconds(), s.channel(), skip, s.prefix, string(outcome)).Text()
+	p := s.partOf(id)
+	return withKind(kind, func(kind string) (string, error) {
+		return failScript.Run(ctx, s.rdb, p.taskKeys(kind, id),
+			id, token, msg, backoff.Microseconds(), p.channel(), skip, string(outcome)).Text()
+	})
 }
 
 // releaseScript hands a claimed task back to pending without counting an
 // attempt. It keeps the time the task was pending for (field "next", set
 // by the claim), so a task handed back never runs before its due time.
-// KEYS: lease, pending, task. ARGV: id, owner token, channel, prefix.
-// Returns "released", or "lost" if the owner no longer holds the task.
-var releaseScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaHistory + `
-local p = ARGV[4]
-if redis.call('HGET', KEYS[3], 'owner') ~= ARGV[2] then return 'lost' end
-local f = redis.call('HMGET', KEYS[3], 'next', 'kind')
+// KEYS: the task's keys (partition.taskKeys). ARGV: id, owner token,
+// channel. Returns "released", or "lost" if the owner no longer holds the
+// task.
+var releaseScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
+local f = redis.call('HMGET', TASK, 'owner', 'next', 'kind')
+if f[1] ~= ARGV[2] then return 'lost' end
+if wrong_kind(f[3]) then return redis.error_reply('KIND ' .. f[3]) end
 local t = now()
-index_rem(p, 'running', f[2], ARGV[1])
-add_run(KEYS[3], 'handed_back', t, '')
-redis.call('HDEL', KEYS[3], 'owner', 'next', 'start')
-make_pending(p, ARGV[3], f[2], f[1] or t, ARGV[1])
+index_rem(INDEX, 'running', ARGV[1])
+add_run(TASK, 'handed_back', t, '')
+redis.call('HDEL', TASK, 'owner', 'next', 'start')
+make_pending(INDEX, ARGV[3], f[3], f[2] or t, ARGV[1])
 return 'released'
 `)
 
-func (s store) release(ctx context.Context, id, token string) (string, error) {
-	return releaseScript.Run(ctx, s.rdb, []string{s.lease(), s.pending(), s.task(id)},
-		id, token, s.channel(), s.prefix).Text()
+func (s store) release(ctx context.Context, id, kind, token string) (string, error) {
+	p := s.partOf(id)
+	return withKind(kind, func(kind string) (string, error) {
+		return releaseScript.Run(ctx, s.rdb, p.taskKeys(kind, id), id, token, p.channel()).Text()
+	})
 }

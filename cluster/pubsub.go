@@ -9,9 +9,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The store's pub/sub channel, prefix:events: the one place its messages
-// are written (the Lua functions below, which the scripts include) and
-// read (parseEvent). Four messages:
+// The store's pub/sub channels: one per partition (partition.channel),
+// to which a node subscribes while it owns the partition for some kind,
+// and prefix:membership, to which every started node subscribes. This is
+// the one place their messages are written (the Lua functions below,
+// which the scripts include, and announceMembership) and read
+// (parseEvent). Four messages on a partition's channel:
 //
 //   - "<due> <kind> <id>": the task became pending, to run at due (µs);
 //     the ID comes last, so it may hold spaces;
@@ -21,12 +24,92 @@ import (
 //   - "resumed <kind>": Resume made the kind's tasks claimable again;
 //     every node sweeps at once.
 //
+// and one on the membership channel, "changed": a node joined or left the
+// claimers, or found one expired; every node renews its membership at
+// once and so recomputes its share.
+//
 // A message is a hint: one lost while a subscription was down is made up
 // by the sweep that every (re)subscription asks for, and the heartbeat
 // finds a canceled run within a quarter lease.
 
-// channel is the name of the store's pub/sub channel.
-func (s store) channel() string { return s.prefix + ":events" }
+// membershipChannel is the name of the membership channel.
+func (s store) membershipChannel() string { return s.prefix + ":membership" }
+
+// announceMembership tells every node that the claimers changed.
+func (n *Node) announceMembership(ctx context.Context) {
+	if err := n.st.rdb.Publish(ctx, n.st.membershipChannel(), "changed").Err(); err != nil && ctx.Err() == nil {
+		n.cfg.logger.Warn("cluster: membership: announce failed", "err", err)
+	}
+}
+
+// subscribe makes the node's subscription cover exactly the partitions'
+// channels in want (and the membership channel, which it keeps).
+func (n *Node) subscribe(ctx context.Context, want map[string]bool) error {
+	n.subMu.Lock()
+	defer n.subMu.Unlock()
+	if n.ps == nil {
+		return nil
+	}
+	var add, drop []string
+	for c := range want {
+		if !n.subscribed[c] {
+			add = append(add, c)
+		}
+	}
+	for c := range n.subscribed {
+		if !want[c] {
+			drop = append(drop, c)
+		}
+	}
+	if len(add) > 0 {
+		if err := n.ps.Subscribe(ctx, add...); err != nil {
+			return err
+		}
+		for _, c := range add {
+			n.subscribed[c] = true
+		}
+	}
+	if len(drop) > 0 {
+		if err := n.ps.Unsubscribe(ctx, drop...); err != nil {
+			return err
+		}
+		for _, c := range drop {
+			delete(n.subscribed, c)
+		}
+	}
+	return nil
+}
+
+// sharesMoved follows a change of this node's share: it subscribes to the
+// channels of the partitions it now owns (and drops the others), unloads
+// the tasks it no longer owns, and sweeps the ones it now owns.
+func (n *Node) sharesMoved(ctx context.Context) {
+	n.mu.Lock()
+	want := n.shares.channels(n.st.parts)
+	var drop []string
+	for id, e := range n.loaded {
+		if !n.shares.owns(e.kind, n.st.partOf(id).index) {
+			drop = append(drop, id)
+		}
+	}
+	n.mu.Unlock()
+	if err := n.subscribe(ctx, want); err != nil && ctx.Err() == nil {
+		n.cfg.logger.Warn("cluster: pub/sub: subscribe failed", "err", err)
+	}
+	for _, id := range drop {
+		n.unload(id)
+	}
+	n.requestSweep()
+	kickNow(n.standbyKick)
+}
+
+// kickNow asks the loop that reads kick to run now, without waiting.
+func kickNow(kick chan struct{}) {
+	select {
+	case kick <- struct{}{}:
+	default:
+	}
+}
 
 // luaPublish defines the functions the scripts publish with; ARGV of every
 // script that includes it names the channel where it says so.
@@ -109,6 +192,10 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 		case *redis.Subscription:
 			n.requestSweep()
 		case *redis.Message:
+			if m.Channel == n.st.membershipChannel() {
+				kickNow(n.renewKick)
+				continue
+			}
 			e, ok := parseEvent(m.Payload)
 			if !ok {
 				continue

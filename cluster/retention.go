@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
-	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,10 +28,10 @@ type keepDone struct {
 // WithKeepDone keeps the record of each task that ran to completion (or
 // was canceled) in the Done state, so that Node.Get, Node.List and the
 // counts show it, newest first: at most max records, none older than age.
-// The script that adds a record removes those past the bounds (at most 100
-// at a time), and every started node's reaper removes the ones that aged
-// out since, every quarter lease, so the records never grow past the
-// bounds for long. Without it (the default)
+// Every started node's reaper removes the records past the bounds every
+// quarter lease (the records of a prefix are spread over its partitions,
+// and no one script sees them all), so they grow past the bounds by at
+// most a quarter lease's completions. Without it (the default)
 // a completed task is deleted. An age of zero or less, or a max below 1, is
 // an error wrapping scheduler.ErrInvalidArgument at New. Nodes of one
 // prefix should agree on it: a node without it deletes what it completes.
@@ -88,39 +91,149 @@ end
 `
 
 // luaKeepDone defines keep_done, which turns the task under key, whose run
-// just ended at t, into a done record of kind and trims the done records;
-// with max "0" it deletes the task instead. Include it after luaTrim.
-var luaKeepDone = fmt.Sprintf(`
-local function keep_done(p, key, id, kind, t, age, max)
+// just ended at t, into a done record of kind in the script's partition;
+// with max "0" it deletes the task instead. Include it after luaPart.
+const luaKeepDone = `
+local function keep_done(key, id, kind, t, max)
   if tonumber(max) < 1 then
     redis.call('DEL', key)
     return
   end
   redis.call('HDEL', key, 'owner', 'next', 'start')
   redis.call('HSET', key, 'fin', t)
-  index_add(p, 'done', kind, t, id)
-  trim_done(p, t, age, max, %d)
+  index_add(INDEX, 'done', kind, t, id)
 end
-`, doneTrimBatch)
+`
 
-// trimScript removes the done records past the bounds, by Redis's clock.
-// KEYS: done. ARGV: prefix, age (µs), max, batch. Returns how many it
-// removed.
-var trimScript = redis.NewScript(luaNow + luaPublish + luaIndex + luaTrim + `
-return trim_done(ARGV[1], now(), ARGV[2], ARGV[3], tonumber(ARGV[4]))
+// removeDoneScript removes done records of one partition, each with its
+// index entry, unless it left the done set meanwhile. KEYS: the
+// partition's fixed keys, then five per record (see luaPart). ARGV: the
+// records' IDs. Returns how many it removed.
+var removeDoneScript = redis.NewScript(luaPublish + luaPart + `
+local n = 0
+for j = 1, #ARGV do
+  local k, ix = task_keys(j)
+  if redis.call('ZSCORE', STATE.done, ARGV[j]) then
+    local kind = redis.call('HGET', k, 'kind')
+    if not kind or names_kind(ix, kind) then
+      index_rem(ix, 'done', ARGV[j])
+      redis.call('DEL', k)
+      n = n + 1
+    end
+  end
+end
+return n
 `)
 
-// trimDone removes the done records past the node's bounds, a batch per
-// script, until none is left; the reaper calls it.
+// trimDone removes the done records past the node's bounds, reapBatch per
+// partition at a time, until none is left; the reaper calls it. The age
+// is measured on the node's clock corrected by its offset from Redis's.
+// The newest max records are kept across all partitions: it counts the
+// records of every partition, and removes the oldest of those past max
+// from the merged order of the partitions' oldest.
 func (n *Node) trimDone(ctx context.Context) error {
 	if !n.cfg.keepDone.on {
 		return nil
 	}
 	for {
-		k, err := trimScript.Run(ctx, n.st.rdb, []string{n.st.doneSet()},
-			n.st.prefix, n.cfg.keepDone.age.Microseconds(), n.cfg.keepDone.max, reapBatch).Int()
-		if err != nil || k < reapBatch {
+		n.mu.Lock()
+		cut := n.nowLocked().Add(-n.cfg.keepDone.age).UnixMicro()
+		n.mu.Unlock()
+		victims, full, err := n.st.doneToTrim(ctx, cut, n.cfg.keepDone.max, reapBatch)
+		if err != nil || len(victims) == 0 {
+			return err
+		}
+		if err := n.st.removeDone(ctx, victims); err != nil {
+			return err
+		}
+		if !full {
+			return nil
+		}
+	}
+}
+
+// doneToTrim lists, by partition index, the done records older than cut
+// (µs) and the oldest of the rest past max, at most batch per partition
+// each way; full is true if some partition had more.
+func (s store) doneToTrim(ctx context.Context, cut int64, max, batch int) (victims map[int][]string, full bool, err error) {
+	pipe := s.rdb.Pipeline()
+	cards := make([]*redis.IntCmd, len(s.parts))
+	old := make([]*redis.StringSliceCmd, len(s.parts))
+	for i, p := range s.parts {
+		cards[i] = pipe.ZCard(ctx, p.doneSet())
+		old[i] = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: p.doneSet(), ByScore: true,
+			Start: "-inf", Stop: "(" + strconv.FormatInt(cut, 10), Count: int64(batch)})
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, false, err
+	}
+	victims = make(map[int][]string)
+	total, aged := 0, 0
+	for i := range s.parts {
+		total += int(cards[i].Val())
+		if ids := old[i].Val(); len(ids) > 0 {
+			victims[i] = ids
+			aged += len(ids)
+			full = full || len(ids) == batch
+		}
+	}
+	over := min(total-aged-max, batch)
+	if over <= 0 {
+		return victims, full, nil
+	}
+	// The oldest over records past the aged ones, merged across the
+	// partitions: each partition's oldest over+aged hold them all.
+	pipe = s.rdb.Pipeline()
+	oldest := make([]*redis.ZSliceCmd, len(s.parts))
+	for i, p := range s.parts {
+		oldest[i] = pipe.ZRangeWithScores(ctx, p.doneSet(), int64(len(victims[i])), int64(len(victims[i])+over-1))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, false, err
+	}
+	type rec struct {
+		part  int
+		id    string
+		score float64
+	}
+	var all []rec
+	for i := range s.parts {
+		for _, z := range oldest[i].Val() {
+			all = append(all, rec{i, z.Member.(string), z.Score})
+		}
+	}
+	slices.SortFunc(all, func(a, b rec) int { return cmp.Or(cmp.Compare(a.score, b.score), strings.Compare(a.id, b.id)) })
+	for _, r := range all[:min(over, len(all))] {
+		victims[r.part] = append(victims[r.part], r.id)
+	}
+	return victims, full || total-aged-max > batch, nil
+}
+
+// removeDone removes the done records victims (by partition index), one
+// script per partition in one pipeline.
+func (s store) removeDone(ctx context.Context, victims map[int][]string) error {
+	kinds, err := s.kindsOf(ctx, victims)
+	if err != nil {
+		return err
+	}
+	var calls []*scriptCall
+	for pi, ids := range victims {
+		p := s.parts[pi]
+		c := &scriptCall{keys: p.fixedKeys()}
+		for _, id := range ids {
+			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
+			c.args = append(c.args, id)
+		}
+		calls = append(calls, c)
+	}
+	cmds, err := s.runPipelined(ctx, removeDoneScript, calls)
+	if err != nil {
+		return err
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil {
 			return err
 		}
 	}
+	return nil
 }

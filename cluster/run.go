@@ -16,6 +16,7 @@ import (
 // run is a task this node has claimed and is running.
 type run struct {
 	token  string
+	kind   string // the task's kind, which names its indexes in renewals
 	cancel context.CancelCauseFunc
 	// expires is a lower bound of the lease's expiry on the monotonic
 	// clock: when the claim or the last successful renewal was sent,
@@ -38,12 +39,12 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 		// Stopping (a claimed task not yet started goes back at
 		// once), or the ID now names a kind this node does not handle.
 		n.mu.Unlock()
-		n.release(id, token, sent.Add(n.cfg.lease))
+		n.release(id, c.kind, token, sent.Add(n.cfg.lease))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(n.runCtx)
 	defer cancel(nil)
-	r := &run{token: token, cancel: cancel, expires: sent.Add(n.cfg.lease)}
+	r := &run{token: token, kind: c.kind, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
 	task := Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost}
@@ -99,13 +100,13 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 		n.cfg.logger.Warn("cluster: run: lease lost; its outcome is dropped", "id", id, "kind", c.kind, "err", runErr)
 		out, err = lostOutcome(cause), runErr
 	case runErr == nil:
-		res, wrote = n.complete(id, token, expires), true
+		res, wrote = n.complete(id, c.kind, token, expires), true
 		out = OutcomeSucceeded
 	case errors.Is(cause, errKilled):
 		// StopNow: left to the lease.
 		out, err = OutcomeLost, runErr
 	case errors.Is(cause, errHandBack):
-		n.release(id, token, expires)
+		n.release(id, c.kind, token, expires)
 		out, err = OutcomeHandedBack, runErr
 	case errors.Is(cause, ErrTaskTimeout):
 		res, wrote = n.fail(id, token, c, cause, expires), true

@@ -74,7 +74,7 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	}
 	dueUS := due.UnixMicro()
 	var res string
-	err = n.replicated(ctx, n.st.task(id), func(rdb redis.Scripter) (err error) {
+	err = n.replicated(ctx, n.st.partOf(id).task(id), func(rdb redis.Scripter) (err error) {
 		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
 		return err
 	})
@@ -105,34 +105,35 @@ func (*conflictError) Unwrap() []error {
 
 // scheduleScript stores a task unless its ID is taken, and indexes it by
 // kind. A done record (WithKeepDone) whose done marker is gone does not
-// hold its ID: it is replaced.
-// KEYS: pending, task, done. ARGV: id, kind, payload, due, max retries,
-// fixed ("1" when the caller chose the ID), channel, the observer's
-// metadata ("" for none; not part of the checksum), prefix.
+// hold its ID: it is replaced, unless it is of another kind (a conflict,
+// until the record is trimmed or deleted).
+// KEYS: the task's keys (partition.taskKeys). ARGV: id, kind, payload,
+// due, max retries, fixed ("1" when the caller chose the ID), channel, the
+// observer's metadata ("" for none; not part of the checksum).
 // Returns "created", "exists" (the same task is stored), "done" (the same
 // task already ran, or was canceled if it is a periodic occurrence) or
 // "conflict" (the ID holds a different task).
-var scheduleScript = redis.NewScript(luaPublish + luaIndex + `
-local p = ARGV[9]
+var scheduleScript = redis.NewScript(luaPublish + luaPart + `
 local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
-local d = redis.call('GET', KEYS[3])
+local d = redis.call('GET', MARK)
 if d then
   if d == sum then return 'done' end
   return 'conflict'
 end
-local f = redis.call('HMGET', KEYS[2], 'sum', 'fin', 'kind')
+local f = redis.call('HMGET', TASK, 'sum', 'fin', 'kind')
 if f[1] then
   if not f[2] then
     if f[1] == sum then return 'exists' end
     return 'conflict'
   end
-  index_rem(p, 'done', f[3], ARGV[1])
-  redis.call('DEL', KEYS[2])
+  if f[3] ~= ARGV[2] then return 'conflict' end
+  index_rem(INDEX, 'done', ARGV[1])
+  redis.call('DEL', TASK)
 end
-redis.call('HSET', KEYS[2], 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
+redis.call('HSET', TASK, 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
   'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'meta', ARGV[8]) end
-make_pending(p, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
+if ARGV[8] ~= '' then redis.call('HSET', TASK, 'meta', ARGV[8]) end
+make_pending(INDEX, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
 return 'created'
 `)
 
@@ -141,6 +142,7 @@ func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string
 	if fixed {
 		f = "1"
 	}
-	return scheduleScript.Run(ctx, rdb, []string{s.pending(), s.task(id), s.done(id)},
-		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, s.channel(), meta, s.prefix).Text()
+	p := s.partOf(id)
+	return scheduleScript.Run(ctx, rdb, p.taskKeys(kind, id),
+		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, p.channel(), meta).Text()
 }

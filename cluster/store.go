@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +54,7 @@ func (s store) task(id string) string { return s.taskPrefix() + id }
 func (s store) done(id string) string { return s.prefix + ":done:" + id }
 func (s store) doneSet() string       { return s.prefix + ":done" }
 func (s store) kinds() string         { return s.prefix + ":kinds" }
+func (s store) channel() string       { return s.prefix + ":events" }
 func (s store) paused() string        { return s.prefix + ":paused" }
 
 // kindIndex is the sorted set of the tasks of kind in state, scored as the
@@ -154,8 +157,8 @@ func parseMicros(s string) (int64, error) {
 // loadScripts puts every script in Redis's script cache, so that the first
 // call of each is one round trip (EVALSHA) like every later one.
 func (s store) loadScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{scheduleScript, loadScript, claimScript, extendScript,
-		completeScript, failScript, releaseScript, reapScript, cancelScript, membersScript, trimScript} {
+	for _, sc := range []*redis.Script{scheduleScript, claimScript, extendScript,
+		completeScript, failScript, releaseScript, expiredScript, reapScript, cancelScript, membersScript, removeDoneScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}
@@ -257,4 +260,72 @@ func withKind[T any](kind string, f func(kind string) (T, error)) (T, error) {
 		return f(stored)
 	}
 	return v, err
+}
+
+// scriptCall is one run of a script: its keys and arguments.
+type scriptCall struct {
+	keys []string
+	args []any
+}
+
+// runPipelined runs sc once per call in one pipeline (a cluster client
+// splits it by shard, one round trip to each) and returns the replies in
+// order, each with its own error. If Redis lost its script cache (a
+// restart, or a failover to a replica that never loaded the script), it
+// loads the script and runs the pipeline once more.
+func (s store) runPipelined(ctx context.Context, sc *redis.Script, calls []*scriptCall) ([]*redis.Cmd, error) {
+	for attempt := 0; ; attempt++ {
+		pipe := s.rdb.Pipeline()
+		cmds := make([]*redis.Cmd, len(calls))
+		for i, c := range calls {
+			cmds[i] = sc.EvalSha(ctx, pipe, c.keys, c.args...)
+		}
+		_, _ = pipe.Exec(ctx) // each reply keeps its own error
+		if attempt > 0 || !slices.ContainsFunc(cmds, func(c *redis.Cmd) bool { return isNoScript(c.Err()) }) {
+			return cmds, nil
+		}
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// isNoScript reports whether err is Redis's answer to a script it does not
+// have cached.
+func isNoScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
+}
+
+// eachPartition runs sc once in each of parts, with the keys and arguments
+// call gives it, in one pipeline; the replies are in the order of parts.
+func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []partition, call func(partition) *scriptCall) ([]*redis.Cmd, error) {
+	calls := make([]*scriptCall, len(parts))
+	for i, p := range parts {
+		calls[i] = call(p)
+	}
+	return s.runPipelined(ctx, sc, calls)
+}
+
+// kindsOf reads the kind of each task of ids (by partition index) in one
+// pipeline; a task that is gone has the kind "".
+func (s store) kindsOf(ctx context.Context, ids map[int][]string) (map[string]string, error) {
+	pipe := s.rdb.Pipeline()
+	type read struct {
+		id  string
+		cmd *redis.StringCmd
+	}
+	var reads []read
+	for pi, list := range ids {
+		for _, id := range list {
+			reads = append(reads, read{id, pipe.HGet(ctx, s.parts[pi].task(id), "kind")})
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	kinds := make(map[string]string, len(reads))
+	for _, r := range reads {
+		kinds[r.id] = r.cmd.Val()
+	}
+	return kinds, nil
 }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Kinds no live node handles. Scheduling such a kind is accepted (a
@@ -27,53 +28,97 @@ func WithUnhandledKindWarning(every time.Duration) Option {
 	return optionFunc(func(c *config) { c.unhandledEvery = every })
 }
 
-// unhandledKind is one kind to warn about, as a sweep found it.
-type unhandledKind struct {
-	kind   string
-	oldest int64 // µs: the due time of its oldest due task in the sweep
-}
-
-// warnUnhandled logs the kinds of the due tasks among tasks (a sweep's, in
-// due order) that no live node handles, each at most once per
-// WithUnhandledKindWarning.
-func (n *Node) warnUnhandled(ctx context.Context, tasks []pendingTask) {
+// warnUnhandled logs the kinds that have due tasks in the partitions this
+// node reaps (every partition has a reaper while a node lives) and that
+// no live node handles, each at most once per WithUnhandledKindWarning. It
+// reads the partitions' sets of kinds, then, for a kind to report, how
+// many of its tasks are due and the oldest, in two pipelines.
+func (n *Node) warnUnhandled(ctx context.Context) {
 	n.mu.Lock()
 	if !n.liveKindsKnown || n.state != stateStarted {
 		n.mu.Unlock()
 		return
 	}
 	now := n.nowLocked().UnixMicro()
-	clock := n.cfg.clock.Now()
-	var found []unhandledKind
-	seen := make(map[string]bool)
-	for _, t := range tasks {
-		if t.due > now {
-			break
+	var parts []partition
+	for i, ok := range n.shares.reaped {
+		if ok {
+			parts = append(parts, n.st.parts[i])
 		}
-		if t.kind == "" || seen[t.kind] || n.liveKinds[t.kind] {
-			continue
-		}
-		if _, ok := n.handlers[t.kind]; ok {
-			continue
-		}
-		seen[t.kind] = true
-		if last, ok := n.warned[t.kind]; ok && clock.Sub(last) < n.cfg.unhandledEvery {
-			continue
-		}
-		n.warned[t.kind] = clock
-		found = append(found, unhandledKind{kind: t.kind, oldest: t.due})
 	}
 	n.mu.Unlock()
-	slices.SortFunc(found, func(a, b unhandledKind) int { return strings.Compare(a.kind, b.kind) })
-	for _, u := range found {
-		waiting, err := n.st.rdb.ZCount(ctx, n.st.kindIndex(Pending, u.kind), "-inf", strconv.FormatInt(now, 10)).Result()
+	if len(parts) == 0 {
+		return
+	}
+	pipe := n.st.rdb.Pipeline()
+	sets := make([]*redis.StringSliceCmd, len(parts))
+	for i, p := range parts {
+		sets[i] = pipe.SMembers(ctx, p.kinds())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		if ctx.Err() == nil {
+			n.cfg.logger.Warn("cluster: unhandled kinds: reading the kinds failed", "err", err)
+		}
+		return
+	}
+	clock := n.cfg.clock.Now()
+	var found []string
+	n.mu.Lock()
+	seen := make(map[string]bool)
+	for _, set := range sets {
+		for _, k := range set.Val() {
+			if seen[k] || n.liveKinds[k] {
+				continue
+			}
+			seen[k] = true
+			if _, ok := n.handlers[k]; ok {
+				continue
+			}
+			if last, ok := n.warned[k]; ok && clock.Sub(last) < n.cfg.unhandledEvery {
+				continue
+			}
+			found = append(found, k)
+		}
+	}
+	n.mu.Unlock()
+	slices.Sort(found)
+	for _, k := range found {
+		waiting, oldest, err := n.st.dueOfKind(ctx, parts, k, now)
 		if err != nil {
 			if ctx.Err() == nil {
-				n.cfg.logger.Warn("cluster: unhandled kinds: counting failed", "kind", u.kind, "err", err)
+				n.cfg.logger.Warn("cluster: unhandled kinds: counting failed", "kind", k, "err", err)
 			}
 			continue
 		}
+		if waiting == 0 {
+			continue
+		}
+		n.mu.Lock()
+		n.warned[k] = clock
+		n.mu.Unlock()
 		n.cfg.logger.Warn("cluster: no live node handles this kind; its tasks wait pending until a node that handles it starts",
-			"kind", u.kind, "waiting", waiting, "oldest_due", time.UnixMicro(u.oldest).UTC())
+			"kind", k, "waiting", waiting, "oldest_due", time.UnixMicro(oldest).UTC())
 	}
+}
+
+// dueOfKind counts the pending tasks of kind due by now (µs) in parts, and
+// finds the oldest due time among them.
+func (s store) dueOfKind(ctx context.Context, parts []partition, kind string, now int64) (waiting int64, oldest int64, err error) {
+	pipe := s.rdb.Pipeline()
+	counts := make([]*redis.IntCmd, len(parts))
+	firsts := make([]*redis.ZSliceCmd, len(parts))
+	for i, p := range parts {
+		counts[i] = pipe.ZCount(ctx, p.kindIndex(Pending, kind), "-inf", strconv.FormatInt(now, 10))
+		firsts[i] = pipe.ZRangeWithScores(ctx, p.kindIndex(Pending, kind), 0, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, 0, err
+	}
+	for i := range parts {
+		waiting += counts[i].Val()
+		if zs := firsts[i].Val(); len(zs) > 0 && (oldest == 0 || int64(zs[0].Score) < oldest) {
+			oldest = int64(zs[0].Score)
+		}
+	}
+	return waiting, oldest, nil
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -9,29 +10,35 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The window: each node keeps in its scheduler.Scheduler the tasks that fall
-// due within the next WithWindow, and tries to claim each at its due time.
-// It learns of them three ways: its own Schedule calls, the store's pub/sub
-// channel (tasks scheduled, retried, handed back or reaped anywhere), and a
-// sweep of the pending set every WithSweepInterval, at start and after
-// every (re)subscription: the safety net for a lost message.
+// The window: each node keeps in its scheduler.Scheduler the tasks of the
+// partitions it owns for their kind (ownership.go) that fall due within
+// the next WithWindow, and tries to claim each at its due time. It learns
+// of them three ways: its own Schedule calls, the owned partitions'
+// pub/sub channels (tasks scheduled, retried, handed back or reaped
+// anywhere), and a sweep of the owned partitions' pending tasks every
+// WithSweepInterval, at start, after every (re)subscription and after its
+// share moved: the safety net for a lost message.
 //
 // n.mu is never held across a call into the Scheduler, Redis or a handler:
 // the window decides under the lock, calls outside it, and checks under the
 // lock again that its entry is still the current one.
 
 // offer puts a pending task into the window if it falls due within it, this
-// node handles its kind and the node is running; the node tries to claim it
-// when its clock, corrected by its measured offset from Redis's, reaches
-// due. A task already there for the same due
-// time is left alone; for another due time it is moved.
+// node owns its partition for its kind and the node is running; the node
+// tries to claim it when its clock, corrected by its measured offset from
+// Redis's, reaches due. A task already there for the same due time is
+// left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
-	n.enter(id, kind, due, -1)
+	n.mu.Lock()
+	owned := n.shares.owns(kind, n.st.partOf(id).index)
+	n.mu.Unlock()
+	if owned {
+		n.enter(id, kind, due, -1)
+	}
 }
 
 // enter puts a task into the window, to be claimed after wait, or, for a
-// negative wait, when the node's corrected clock reaches due (a backup node waits
-// WithBackupDelay longer either way).
+// negative wait, when the node's corrected clock reaches due.
 func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	n.mu.Lock()
 	if n.state != stateStarted {
@@ -70,9 +77,6 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 	n.loaded[id] = e
 	if wait < 0 {
 		wait = time.UnixMicro(due).Sub(now)
-	}
-	if !n.preferredLocked(id) {
-		wait += n.cfg.backupDelay
 	}
 	n.mu.Unlock()
 
@@ -134,12 +138,7 @@ func (n *Node) fire(id string, e *entry) {
 }
 
 // requestSweep asks the sweep loop for a sweep now, without waiting.
-func (n *Node) requestSweep() {
-	select {
-	case n.kick <- struct{}{}:
-	default:
-	}
-}
+func (n *Node) requestSweep() { kickNow(n.kick) }
 
 // sweepLoop reloads the window every sweep interval and on request.
 func (n *Node) sweepLoop(ctx context.Context) {
@@ -148,13 +147,15 @@ func (n *Node) sweepLoop(ctx context.Context) {
 }
 
 // sweep creates the periodic occurrences due within the window and loads
-// every pending task due within it.
+// the pending tasks due within it of the partitions and kinds this node
+// owns.
 func (n *Node) sweep(ctx context.Context) {
 	n.createOccurrences(ctx)
 	n.mu.Lock()
 	until := n.nowLocked().Add(n.cfg.window).UnixMicro()
+	owned := n.shares.owned
 	n.mu.Unlock()
-	tasks, err := n.st.load(ctx, until, n.cfg.loadLimit)
+	tasks, full, err := n.st.load(ctx, owned, "-inf", strconv.FormatInt(until, 10), false, n.cfg.loadLimit)
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: sweep: failed", "err", err)
@@ -164,8 +165,8 @@ func (n *Node) sweep(ctx context.Context) {
 	for _, t := range tasks {
 		n.offer(t.id, t.kind, t.due)
 	}
-	n.warnUnhandled(ctx, tasks)
-	if len(tasks) == n.cfg.loadLimit {
+	n.warnUnhandled(ctx)
+	if full {
 		n.mu.Lock()
 		n.more = true
 		n.mu.Unlock()
@@ -178,34 +179,63 @@ type pendingTask struct {
 	due      int64
 }
 
-// loadScript lists pending tasks due by a time, with their kinds.
-// KEYS: pending. ARGV: max due, limit, task key prefix.
-// Returns id, due, kind triples in due order.
-var loadScript = redis.NewScript(`
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-local out = {}
-for i = 1, #ids, 2 do
-  local kind = redis.call('HGET', ARGV[3] .. ids[i], 'kind')
-  out[#out + 1] = ids[i]
-  out[#out + 1] = ids[i + 1]
-  out[#out + 1] = kind or ''
-end
-return out
-`)
-
-func (s store) load(ctx context.Context, until int64, limit int) ([]pendingTask, error) {
-	vals, err := loadScript.Run(ctx, s.rdb, []string{s.pending()},
-		strconv.FormatInt(until, 10), limit, s.taskPrefix()).StringSlice()
-	if err != nil {
-		return nil, err
+// load reads the pending tasks of the given partitions (by kind, by
+// partition index) due between min and max (ZRANGE BYSCORE bounds), at
+// most limit in all, shared evenly among the partitions and kinds; newest
+// reads the latest first. A kind paused in a partition is left out. It is
+// one pipeline: a range of the kind's pending index and a look at the
+// paused set per partition and kind. full is true if some range hit its
+// share of the limit.
+func (s store) load(ctx context.Context, which map[string][]bool, min, max string, newest bool, limit int) (tasks []pendingTask, full bool, err error) {
+	type read struct {
+		kind   string
+		paused *redis.BoolCmd
+		rng    *redis.ZSliceCmd
 	}
-	out := make([]pendingTask, 0, len(vals)/3)
-	for i := 0; i+2 < len(vals); i += 3 {
-		due, err := parseMicros(vals[i+1])
-		if err != nil {
-			return nil, err
+	pairs := 0
+	for _, parts := range which {
+		for _, ok := range parts {
+			if ok {
+				pairs++
+			}
 		}
-		out = append(out, pendingTask{id: vals[i], due: due, kind: vals[i+2]})
 	}
-	return out, nil
+	if pairs == 0 {
+		return nil, false, nil
+	}
+	share := int64(max1(limit / pairs))
+	pipe := s.rdb.Pipeline()
+	var reads []read
+	for kind, parts := range which {
+		for i, ok := range parts {
+			if !ok {
+				continue
+			}
+			p := s.parts[i]
+			r := read{kind: kind, paused: pipe.SIsMember(ctx, p.paused(), kind)}
+			args := redis.ZRangeArgs{Key: p.kindIndex(Pending, kind), ByScore: true, Start: min, Stop: max, Count: share}
+			if newest {
+				args.Start, args.Stop, args.Rev = max, min, true
+			}
+			r.rng = pipe.ZRangeArgsWithScores(ctx, args)
+			reads = append(reads, r)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, false, err
+	}
+	for _, r := range reads {
+		if r.paused.Val() {
+			continue
+		}
+		zs := r.rng.Val()
+		full = full || int64(len(zs)) >= share
+		for _, z := range zs {
+			tasks = append(tasks, pendingTask{id: z.Member.(string), kind: r.kind, due: int64(z.Score)})
+		}
+	}
+	return tasks, full, nil
 }
+
+// max1 is n, or 1 if n is less.
+func max1(n int) int { return max(n, 1) }
