@@ -13,8 +13,8 @@
 //     the due time against Redis's clock: no task starts before its due
 //     time by Redis's clock, whatever a node's clock says. The claim takes
 //     a lease, renewed every quarter lease while the run goes on. If a node
-//     dies, stalls or loses Redis, its lease expires and the reaper (every
-//     node runs one) returns the task to pending, so another node runs it.
+//     dies, stalls or loses Redis, its lease expires and a reaper (two
+//     live nodes per partition run one) returns the task to pending, so another node runs it.
 //     That lost run is counted in Task.Lost and does not use up a retry;
 //     lost runs have their own limit (WithMaxLostRuns).
 //   - Every Redis call on the lease path (claim, renewal, completion,
@@ -42,27 +42,37 @@
 //
 // # Design
 //
-// The store lives under one key prefix (WithPrefix, default "{scheduler}").
-// The hash tag in the prefix keeps every key in one Redis Cluster slot. The
-// keys are:
+// The tasks of a key prefix (WithPrefix, default "{scheduler}") are spread
+// over P partitions (WithPartitions, default DefaultPartitions, 64), each
+// under a hash tag of its own: partition i's keys start with
+// "{scheduler/i.j}", j chosen so that the tag's Redis Cluster slot lies in
+// the i-th of P equal ranges of the 16,384 slots, so a Redis Cluster of M
+// masters holds about P/M partitions each. A task's partition is a hash of
+// its ID (FNV-1a, modulo P), so a fixed ID always lands in the same one.
+// The keys of a partition q are:
 //
-//   - prefix:pending, a sorted set of task IDs scored by the time each task
-//     is to run next (µs since the epoch), but for those of a paused kind;
-//   - prefix:t:<id>, a hash per task holding kind, payload, due time,
-//     attempt, retry limit, last error, a checksum, the owner token and
-//     start of the current claim, and the history of its last runs;
-//   - prefix:lease, a sorted set of claimed IDs scored by lease expiry;
-//   - prefix:dead, a sorted set of dead IDs scored by time of death;
-//   - prefix:done, a sorted set of done records (WithKeepDone) scored by
-//     time of completion;
-//   - prefix:k:<state>:<kind>, beside each of those four sets, one per
-//     kind with the same scores, which Node.List and Node.CountsByKind
-//     read; prefix:kinds, the set of kinds with stored tasks; and
-//     prefix:paused, the set of paused kinds (Node.Pause);
-//   - prefix:done:<id>, a marker, kept for WithRetention, for a task whose
+//   - q:pending, a sorted set of task IDs scored by the time each task is
+//     to run next (µs since the epoch), but for those of a paused kind;
+//   - q:t:<id>, a hash per task holding kind, payload, due time, attempt,
+//     retry limit, last error, a checksum, the owner token and start of
+//     the current claim, and the history of its last runs;
+//   - q:lease, a sorted set of claimed IDs scored by lease expiry;
+//   - q:dead, a sorted set of dead IDs scored by time of death;
+//   - q:done, a sorted set of done records (WithKeepDone) scored by time of
+//     completion;
+//   - q:k:<state>:<kind>, beside each of those four sets, one per kind
+//     with the same scores, which the sweep, Node.List and
+//     Node.CountsByKind read; q:kinds, the set of kinds with stored tasks;
+//     and q:paused, the set of paused kinds (Node.Pause writes every
+//     partition's);
+//   - q:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
+//   - q:events, the partition's pub/sub channel.
+//
+// The cluster-wide records stay under the prefix, in its one slot:
+//
 //   - prefix:nodes, a sorted set of the live nodes that claim, scored by
-//     membership expiry;
+//     membership expiry, and prefix:nodekinds, the kinds each handles;
 //   - prefix:member:<id>, a hash per started node (host, pid, version,
 //     start, heartbeat, counts, kinds, stopping), expiring a lease after
 //     its last renewal, indexed by the sorted set prefix:members
@@ -71,7 +81,11 @@
 //     next time, last run), expiring a lease after its last declaring
 //     node's renewal, indexed by the sorted set prefix:periodic
 //     (Node.PeriodicTasks);
-//   - prefix:events, a pub/sub channel.
+//   - prefix:layout, the number of partitions and the layout's version,
+//     written by the first node to start (a node with another number, or
+//     an older keyspace, is refused with ErrLayout; see Migrate);
+//   - prefix:membership, a pub/sub channel on which a node announces that
+//     it joined or left.
 //
 // Every change of state is a Lua script, kept beside the Go function that
 // runs it, so the store is never seen half-changed. Whether a task is due,
@@ -82,30 +96,43 @@
 // therefore cannot complete or retry a task that another node now holds
 // (fencing).
 //
-// Each node keeps a window in memory: the tasks due within the next
-// WithWindow, each waiting in the node's scheduler.Scheduler for its due
-// time. At that time the node claims the task and, if it wins, runs it. The
-// window is fed three ways:
+// Every script works on one partition and is given every key it touches,
+// as Redis Cluster requires; an operation over all partitions (the sweep,
+// List, Counts, Pause) is one pipeline, which a cluster client splits into
+// one round trip per master.
+//
+// Ownership: for each kind, the live nodes that handle it share the
+// partitions by balanced rendezvous hashing (at most ceil(P/N) each), and
+// each partition has one backup, the next node in its order. A node keeps
+// a window in memory of the tasks of the partitions it owns that are due
+// within the next WithWindow, each waiting in the node's
+// scheduler.Scheduler for its due time. At that time the node claims the
+// task and, if it wins, runs it. The window is fed three ways:
 //
 //   - by the node's own Schedule calls;
-//   - by the prefix:events channel, which every script that makes a task
-//     pending publishes to (schedule, retry, hand-back, reap);
-//   - by a sweep of prefix:pending every WithSweepInterval, at Start, and
-//     after every pub/sub (re)subscription, since messages sent while a
-//     subscription was down are lost. The sweep is only the safety net.
+//   - by the channels of the partitions it owns, to which every script
+//     that makes a task pending publishes (schedule, retry, hand-back,
+//     reap);
+//   - by a sweep of the owned partitions every WithSweepInterval, at
+//     Start, after every pub/sub (re)subscription, since messages sent
+//     while a subscription was down are lost, and when its share moves.
+//     The sweep is only the safety net.
 //
-// Any node whose window holds a task may claim it, and the atomic claim
-// gives it to exactly one. So that a task costs one claim rather than one
-// per node, rendezvous hashing of the task ID over the live nodes
-// (prefix:nodes) names a preferred node. That node claims at the due time.
-// The others wait WithBackupDelay longer and drop the task as soon as the
-// claim's notice arrives on the channel. A node claims only when one of
-// its workers is free (WithConcurrency) and the task's kind is below its
-// limit on the node (WithKindConcurrency); a due task waits for that in
-// its kind's ready queue, and when several kinds wait, their priorities
-// (WithKindPriority, WithStrictPriority) decide which a free worker takes.
-// A busy, dead or kind-less preferred node therefore costs its tasks the
-// backup delay, never the task itself.
+// A backup loads nothing: every WithBackupDelay (less often while it finds
+// nothing) it claims the tasks of the partitions it backs up that are
+// overdue by more than that delay, newest first: the tasks of a busy,
+// stalled or dead owner. So each of N nodes holds about 1/N of the near-due
+// tasks and hears about 1/N of the notices. A node that joins or leaves
+// announces it on prefix:membership and every node recomputes its share at
+// once; a dead node's share moves when its membership lapses, within a
+// lease. Ownership only decides who tries first: the claim is atomic and
+// fenced, so nodes that disagree on the membership for a moment claim in
+// vain at worst, and a move never runs a task twice nor loses one. A node
+// claims only when one of its workers is free (WithConcurrency) and the
+// task's kind is below its limit on the node (WithKindConcurrency); a due
+// task waits for that in its kind's ready queue, and when several kinds
+// wait, their priorities (WithKindPriority, WithStrictPriority) decide
+// which a free worker takes.
 //
 // Every started node keeps a record of itself in Redis (Node.Members) and
 // of the periodic tasks it declares (Node.PeriodicTasks), renewed with its
@@ -170,9 +197,9 @@
 // if an acknowledged Schedule must survive a crash of Redis itself. Give
 // the go-redis client a PoolSize above WithConcurrency.
 //
-// On a Redis Cluster (redis.NewClusterClient) every key of a prefix is in
-// the slot of its hash tag, on one master, and most scripts build keys from
-// the prefix (see store.go). Replication is asynchronous: a failover can
+// On a Redis Cluster (redis.NewClusterClient) the partitions spread over
+// the masters, so adding shards adds throughput; the cluster-wide records
+// are on the master of the prefix's own slot. Replication is asynchronous: a failover can
 // lose the writes the dead master acknowledged last. WithReplicaAcks makes
 // Schedule and Cancel wait for replicas (Redis's WAIT), so that nothing
 // acknowledged is lost; a lost write on the lease path only repeats a run.

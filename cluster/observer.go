@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -164,6 +165,12 @@ type Stats struct {
 	// Windowed counts the tasks in this node's window: loaded from
 	// Redis, waiting in memory for their due time to be claimed.
 	Windowed int
+	// Owned counts the partitions this node owns for at least one of
+	// its kinds: it loads their tasks and hears their notices.
+	Owned int
+	// BackedUp counts the partitions this node backs up for at least one
+	// of its kinds: it claims their overdue tasks (see the package doc).
+	BackedUp int
 }
 
 // Stats returns what the node holds in memory now. Unlike Counts it asks
@@ -171,7 +178,8 @@ type Stats struct {
 func (n *Node) Stats() Stats {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return Stats{Running: len(n.running), Windowed: len(n.loaded)}
+	return Stats{Running: len(n.running), Windowed: len(n.loaded),
+		Owned: n.shares.ownedPartitions(), BackedUp: n.shares.backedPartitions()}
 }
 
 // metadataOf asks the observer for the metadata of a task being stored
@@ -368,6 +376,39 @@ func (c observedRedis) EvalRO(ctx context.Context, script string, keys []string,
 	cmd := c.UniversalClient.EvalRO(ctx, script, keys, args...)
 	c.done("EVAL_RO", redis.NewScript(script).Hash(), start, cmd.Err())
 	return cmd
+}
+
+// Pipeline returns a pipeline whose scripts are reported when it runs,
+// each with the pipeline's round trip as its duration.
+func (c observedRedis) Pipeline() redis.Pipeliner {
+	return observedPipeline{Pipeliner: c.UniversalClient.Pipeline(), client: c}
+}
+
+// observedPipeline reports the scripts of a pipeline (store.runPipelined,
+// the sweep) when it runs.
+type observedPipeline struct {
+	redis.Pipeliner
+	client observedRedis
+}
+
+func (p observedPipeline) Exec(ctx context.Context) ([]redis.Cmder, error) {
+	start := time.Now()
+	cmds, err := p.Pipeliner.Exec(ctx)
+	for _, cmd := range cmds {
+		args := cmd.Args()
+		if len(args) < 2 {
+			continue
+		}
+		switch name := strings.ToUpper(cmd.Name()); name {
+		case "EVALSHA", "EVALSHA_RO":
+			sha, _ := args[1].(string)
+			p.client.done(name, sha, start, cmd.Err())
+		case "EVAL", "EVAL_RO":
+			src, _ := args[1].(string)
+			p.client.done(name, redis.NewScript(src).Hash(), start, cmd.Err())
+		}
+	}
+	return cmds, err
 }
 
 // done reports one script call.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 )
 
 var durationFlag = flag.Duration("chaos.duration", 0, "how long the faults go on (default 60s, or CLUSTER_CHAOS_DURATION)")
@@ -70,14 +71,25 @@ func (s *slot) setCut(cut bool) {
 	}
 }
 
+// TestChaos runs the chaos on one redis-server, whose fault is a restart.
 func TestChaos(t *testing.T) {
+	runChaos(t, singleRedis{redistest.Start(t, redistest.Options{AOF: true})})
+}
+
+// TestChaosOnRedisCluster runs the chaos on a Redis Cluster of three
+// masters with a replica each, whose fault is the failover of a master.
+func TestChaosOnRedisCluster(t *testing.T) {
+	runChaos(t, clusterRedis{redistest.StartCluster(t, redistest.ClusterOptions{})})
+}
+
+// runChaos runs the chaos on rd and checks the ledger.
+func runChaos(t *testing.T, rd chaosRedis) {
 	dur := chaosDuration(t)
 	seed := chaosSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed>>1|1))
 	t.Logf("chaos for %v, seed %d (CLUSTER_CHAOS_SEED=%d replays the faults)", dur, seed, seed)
 
 	bin := buildReplica(t)
-	rd := startChaosRedis(t)
 	t.Logf("on %s", rd.describe())
 	ledgerDir := t.TempDir()
 	h := &history{

@@ -13,17 +13,19 @@
 // It runs for 60 s by default, longer with CLUSTER_CHAOS_DURATION (a Go
 // duration) or -chaos.duration when this package is tested alone:
 //
-//	CLUSTER_CHAOS_DURATION=10m go test -race -run TestChaos -v ./cluster/internal/chaos/
+//	CLUSTER_CHAOS_DURATION=10m go test -race -run 'TestChaos$' -v ./cluster/internal/chaos/
 //
 // CLUSTER_CHAOS_SEED replays a run's choices of faults.
 //
-// CLUSTER_CHAOS_REDIS=cluster runs it on a Redis Cluster of three masters
-// with one replica each instead (see redis_test.go): the Redis fault is
-// then the SIGKILL of the master holding the test's slot, its replica
-// promoted, and the killed server back as the new master's replica; every
+// TestChaos runs it on one redis-server; TestChaosOnRedisCluster runs it
+// on a Redis Cluster of three masters with one replica each (see
+// redis_test.go), both in every go test of the module: the Redis fault is
+// then the SIGKILL of a master the seed picks (the tasks' partitions are
+// on every master), its replica promoted, and the killed server back as
+// the new master's replica; every
 // replica reaches every server through a proxy of its own, so a partition
 // cuts it off from all of them. The producer's writes and the periodic
 // occurrences wait for a replica's acknowledgement (WithReplicaAcks):
 //
-//	CLUSTER_CHAOS_REDIS=cluster CLUSTER_CHAOS_DURATION=3m go test -race -run TestChaos -v ./cluster/internal/chaos/
+//	CLUSTER_CHAOS_DURATION=3m go test -race -run TestChaosOnRedisCluster -v ./cluster/internal/chaos/
 package chaos

@@ -3,7 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,20 +12,19 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The Redis the chaos test runs on: one redis-server with the AOF on (the
-// default), whose fault is a restart, or, with CLUSTER_CHAOS_REDIS=cluster,
-// a Redis Cluster of three masters with one replica each, whose fault is
-// the SIGKILL of the master holding the test's slot: its replica takes
-// over, and the killed server comes back as the new master's replica.
+// The Redis the chaos test runs on: one redis-server with the AOF on
+// (TestChaos), whose fault is a restart, or a Redis Cluster of three
+// masters with one replica each (TestChaosOnRedisCluster), whose fault is
+// the SIGKILL of a master chosen by the seed (the tasks' partitions are on
+// every master): its replica takes over, and the killed server comes back
+// as the new master's replica.
 // There every Schedule and Cancel of the producer, and every periodic
 // occurrence a replica stores, waits for one replica's acknowledgement
 // (cluster.WithReplicaAcks), the guarantee that nothing acknowledged is
 // lost across a failover.
 
-// redisEnv selects the Redis the test runs on.
-const redisEnv = "CLUSTER_CHAOS_REDIS"
-
-// prefix is the test's key prefix; its hash tag names its slot.
+// prefix is the test's key prefix; its hash tag is the stem of its
+// partitions' tags.
 const prefix = "{chaos}"
 
 // chaosRedis is the Redis under test and its one fault.
@@ -41,20 +39,6 @@ type chaosRedis interface {
 	// serves again.
 	fault(rng interface{ IntN(int) int }) (string, error)
 	describe() string
-}
-
-// startChaosRedis starts the Redis CLUSTER_CHAOS_REDIS names ("" or
-// "single", or "cluster").
-func startChaosRedis(t *testing.T) chaosRedis {
-	switch v := os.Getenv(redisEnv); v {
-	case "", "single":
-		return singleRedis{redistest.Start(t, redistest.Options{AOF: true})}
-	case "cluster":
-		return clusterRedis{redistest.StartCluster(t, redistest.ClusterOptions{})}
-	default:
-		t.Fatalf("%s=%q: want single or cluster", redisEnv, v)
-		return nil
-	}
 }
 
 // singleRedis is one redis-server with appendfsync always.
@@ -103,13 +87,13 @@ func (r clusterRedis) client() (redis.UniversalClient, []cluster.Option) {
 	return rdb, []cluster.Option{cluster.WithReplicaAcks(acks, time.Second)}
 }
 
-// fault kills the master of the test's slot, waits for its replica to take
-// over, restarts the killed server (it rejoins as the replica, without
+// fault kills a master the seed picks (the master of a random slot),
+// waits for its replica to take over, restarts the killed server (it rejoins as the replica, without
 // which no write is acknowledged) and waits until it is in sync.
 func (r clusterRedis) fault(rng interface{ IntN(int) int }) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	killed, err := r.c.KillMasterFor(ctx, prefix)
+	killed, err := r.c.KillMasterFor(ctx, fmt.Sprintf("chaos-fault-%d", rng.IntN(1<<20)))
 	if err != nil {
 		return "failover", err
 	}
