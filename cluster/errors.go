@@ -22,6 +22,16 @@ var ErrIDConflict = errors.New("cluster: task ID already used by a different tas
 // started or stopped; a Node runs once, like a scheduler.Scheduler.
 var ErrStopped = errors.New("cluster: node already started or stopped")
 
+// ErrLayout is wrapped by the error of Node.Start, and of Migrate, when
+// the keyspace of the prefix is not laid out as this node expects: it
+// holds tasks in the single-slot layout of an earlier version (run
+// "stpectl migrate" or Migrate, see docs/cluster-upgrade.md), or its
+// layout record (prefix:layout) names another number of partitions than
+// WithPartitions, or a layout version this node does not know. Nothing is
+// changed in the keyspace then. River's counterpart is the error of a
+// client whose database schema needs a migration.
+var ErrLayout = errors.New("cluster: keyspace layout mismatch")
+
 // ErrTaskTimeout is the cause a run's ctx is canceled with when its time
 // limit (WithTaskTimeout) passes, and is wrapped by the error recorded for
 // that run (Info.LastError holds its text).
