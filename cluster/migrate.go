@@ -487,7 +487,8 @@ func (m *migration) moveStrays(ctx context.Context, keys []string) error {
 }
 
 // moveMarkers moves the done markers of ids into the partitions, each
-// with its value and the time it has left to live.
+// with its value and the time it has left to live, then deletes the old
+// ones it copied (or found gone).
 func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 	pipe := m.st.rdb.Pipeline()
 	vals := make([]*redis.StringCmd, len(ids))
@@ -500,16 +501,19 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 		return err
 	}
 	pipe = m.st.rdb.Pipeline()
-	moved := 0
+	var done []string // copied, or gone
 	for i, id := range ids {
 		v, err := vals[i].Result()
 		if errors.Is(err, redis.Nil) {
-			continue // expired meanwhile
+			continue // expired since the scan
 		}
 		if err != nil {
 			return err
 		}
-		ttl := ttls[i].Val()
+		ttl, err := ttls[i].Result()
+		if err != nil {
+			return err
+		}
 		switch {
 		case ttl > 0:
 			pipe.Set(ctx, m.st.partOf(id).done(id), v, max(ttl, time.Millisecond))
@@ -518,19 +522,22 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 		default:
 			continue // expired between the two reads
 		}
-		moved++
+		done = append(done, id)
+	}
+	if len(done) == 0 {
+		return nil
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
 	pipe = m.st.rdb.Pipeline()
-	for _, id := range ids {
+	for _, id := range done {
 		pipe.Del(ctx, m.old.mark(id))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
-	m.report.Markers += moved
+	m.report.Markers += len(done)
 	return nil
 }
 
