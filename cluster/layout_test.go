@@ -1,0 +1,146 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// The layout check a node makes at Start: it writes the layout record of
+// a new keyspace, and refuses an old single-slot keyspace, another number
+// of partitions and an unknown layout version.
+
+func TestCheckLayoutWritesTheRecordOfANewKeyspace(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	if n, err := RecordedPartitions(ctx, rdb, "{lay}"); n != 0 || err != nil {
+		t.Fatalf("RecordedPartitions of an empty keyspace: %d, %v", n, err)
+	}
+	st := newStore(rdb, "{lay}", 12)
+	for range 2 {
+		if err := st.checkLayout(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := rdb.HGetAll(ctx, "{lay}:layout").Val()
+	if rec["version"] != "2" || rec["partitions"] != "12" || len(rec) != 2 {
+		t.Fatalf("layout record %v", rec)
+	}
+	if n, err := RecordedPartitions(ctx, rdb, "{lay}"); n != 12 || err != nil {
+		t.Fatalf("RecordedPartitions: %d, %v", n, err)
+	}
+}
+
+func TestCheckLayoutRefusesAnOldKeyspace(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	o := oldLayout{"{lay}"}
+	for _, seed := range []struct {
+		name  string
+		write func()
+	}{
+		{"a pending task", func() { rdb.ZAdd(ctx, o.stateSet(Pending), redis.Z{Score: 1, Member: "a"}) }},
+		{"a running task", func() { rdb.ZAdd(ctx, o.stateSet(Running), redis.Z{Score: 1, Member: "a"}) }},
+		{"a dead task", func() { rdb.ZAdd(ctx, o.stateSet(Dead), redis.Z{Score: 1, Member: "a"}) }},
+		{"a done record", func() { rdb.ZAdd(ctx, o.stateSet(Done), redis.Z{Score: 1, Member: "a"}) }},
+		{"a paused kind's pending task", func() {
+			rdb.SAdd(ctx, o.paused(), "report")
+			rdb.ZAdd(ctx, o.kindIndex(Pending, "report"), redis.Z{Score: 1, Member: "a"})
+		}},
+	} {
+		t.Run(seed.name, func(t *testing.T) {
+			if err := rdb.FlushAll(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			rdb.HSet(ctx, o.task("a"), "kind", "report")
+			seed.write()
+			err := newStore(rdb, "{lay}", 8).checkLayout(ctx)
+			if !errors.Is(err, ErrLayout) {
+				t.Fatalf("checkLayout of an old keyspace: %v", err)
+			}
+			for _, want := range []string{"stpectl migrate", "cluster.Migrate", "docs/cluster-upgrade.md", `"{lay}"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Fatalf("the error %q does not say %q", err, want)
+				}
+			}
+			if rdb.Exists(ctx, "{lay}:layout").Val() != 0 {
+				t.Fatal("the refused check wrote the layout record")
+			}
+		})
+	}
+}
+
+func TestCheckLayoutRefusesAnotherNumberOfPartitions(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	if err := newStore(rdb, "{lay}", 64).checkLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := newStore(rdb, "{lay}", 16).checkLayout(ctx)
+	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "64 partitions") || !strings.Contains(err.Error(), "has 16") {
+		t.Fatalf("checkLayout with 16 partitions of a keyspace of 64: %v", err)
+	}
+	if n, _ := RecordedPartitions(ctx, rdb, "{lay}"); n != 64 {
+		t.Fatalf("the record changed to %d partitions", n)
+	}
+}
+
+func TestCheckLayoutRefusesAnUnknownVersion(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	rdb.HSet(ctx, "{lay}:layout", "version", "3", "partitions", "64")
+	err := newStore(rdb, "{lay}", 64).checkLayout(ctx)
+	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), `"3"`) {
+		t.Fatalf("checkLayout of a layout version 3: %v", err)
+	}
+	if _, err := RecordedPartitions(ctx, rdb, "{lay}"); !errors.Is(err, ErrLayout) {
+		t.Fatalf("RecordedPartitions of a layout version 3: %v", err)
+	}
+	rdb.HSet(ctx, "{lay}:layout", "version", "2", "partitions", "many")
+	if _, err := RecordedPartitions(ctx, rdb, "{lay}"); !errors.Is(err, ErrLayout) {
+		t.Fatalf("RecordedPartitions of %q partitions: %v", "many", err)
+	}
+}
+
+func TestCheckLayoutReturnsRedisErrorsWrapped(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	rdb.Set(ctx, "{lay}:layout", "not a hash", 0)
+	err := newStore(rdb, "{lay}", 4).checkLayout(ctx)
+	if err == nil || errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Fatalf("checkLayout on a layout key of the wrong type: %v", err)
+	}
+}
+
+func TestCheckLayoutOnARedisCluster(t *testing.T) {
+	c := redistest.StartCluster(t, redistest.ClusterOptions{})
+	rdb := c.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	o := oldLayout{"{layc}"}
+	rdb.SAdd(ctx, o.kinds(), "mail")
+	rdb.ZAdd(ctx, o.kindIndex(Pending, "mail"), redis.Z{Score: 1, Member: "a"})
+	if err := newStore(rdb, "{layc}", 8).checkLayout(ctx); !errors.Is(err, ErrLayout) {
+		t.Fatalf("checkLayout of an old keyspace on a cluster: %v", err)
+	}
+	if err := newStore(rdb, "{new}", 8).checkLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := RecordedPartitions(ctx, rdb, "{new}"); n != 8 || err != nil {
+		t.Fatalf("RecordedPartitions: %d, %v", n, err)
+	}
+}
