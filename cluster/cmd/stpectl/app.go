@@ -43,6 +43,7 @@ func commands() []*command {
 		runCommand(), retryCommand(), rescheduleCommand(), cancelCommand(), deleteCommand(), purgeCommand(),
 		pauseCommand(), resumeCommand(),
 		nodesCommand(), periodicCommand(), healthCommand(),
+		migrateCommand(),
 	}
 }
 
