@@ -340,9 +340,7 @@ func (m *migration) moveRound(ctx context.Context, state State, src string, zs [
 			pipe.ZRem(ctx, m.old.kindIndex(st, kind), ids...)
 		}
 	}
-	for _, t := range append(tasks, unindexed...) {
-		pipe.Del(ctx, m.old.task(t.id))
-	}
+	m.delOld(ctx, pipe, append(tasks, unindexed...), m.old.task)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
@@ -350,6 +348,27 @@ func (m *migration) moveRound(ctx context.Context, state State, src string, zs [
 	m.report.Unindexed += len(unindexed)
 	m.report.Dropped += dropped
 	return nil
+}
+
+// delOld queues on pipe the deletion of the old key (key of its ID) of
+// each task: one DEL when the old keys share a server's keyspace (a hash
+// tag in the prefix, or one server), else one per key.
+func (m *migration) delOld(ctx context.Context, pipe redis.Pipeliner, tasks []oldTask, key func(string) string) {
+	if len(tasks) == 0 {
+		return
+	}
+	keys := make([]string, len(tasks))
+	for i, t := range tasks {
+		keys[i] = key(t.id)
+	}
+	_, cluster := m.st.rdb.(*redis.ClusterClient)
+	if _, tag, _ := splitHashTag(m.st.prefix); tag != "" || !cluster {
+		pipe.Del(ctx, keys...)
+		return
+	}
+	for _, k := range keys {
+		pipe.Del(ctx, k)
+	}
 }
 
 // count adds n tasks moved in state to the report.
@@ -400,9 +419,13 @@ func (m *migration) copyTasks(ctx context.Context, state State, tasks []oldTask)
 	return eachGroup(groups, func(i int, tasks []oldTask) error {
 		p := m.st.parts[i]
 		_, err := m.st.rdb.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+			keys := make([]string, len(tasks))
+			for j, t := range tasks {
+				keys[j] = p.task(t.id)
+			}
+			tx.Del(ctx, keys...) // one slot: the partition's
 			var indexed []oldTask
 			for _, t := range tasks {
-				tx.Del(ctx, p.task(t.id))
 				tx.HSet(ctx, p.task(t.id), t.fields)
 				if t.kind != "" {
 					indexed = append(indexed, t)
@@ -472,9 +495,7 @@ func (m *migration) moveStrays(ctx context.Context, keys []string) error {
 			return err
 		}
 		pipe := m.st.rdb.Pipeline()
-		for _, t := range tasks {
-			pipe.Del(ctx, m.old.task(t.id))
-		}
+		m.delOld(ctx, pipe, tasks, m.old.task)
 		if _, err := pipe.Exec(ctx); err != nil {
 			return err
 		}
@@ -531,9 +552,11 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 		return err
 	}
 	pipe = m.st.rdb.Pipeline()
-	for _, id := range done {
-		pipe.Del(ctx, m.old.mark(id))
+	gone := make([]oldTask, len(done))
+	for i, id := range done {
+		gone[i] = oldTask{id: id}
 	}
+	m.delOld(ctx, pipe, gone, m.old.mark)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
