@@ -426,3 +426,49 @@ func TestMigrateRefusesAnotherNumberOfPartitions(t *testing.T) {
 		t.Fatalf("Migrate with a nil client: %v", err)
 	}
 }
+
+func TestANodeRunsTheMigratedTasks(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	ks := seedOld(t, rdb, "{mig}", 50)
+	if _, err := Migrate(ctx, rdb, WithPrefix("{mig}"), WithPartitions(8)); err != nil {
+		t.Fatal(err)
+	}
+	want := make(map[string]bool)
+	for _, task := range ks.tasks {
+		if task.state == Pending && task.claimable {
+			want[task.id] = true
+		}
+	}
+	ran := make(chan string, len(ks.tasks))
+	n, err := New(rdb, WithPrefix("{mig}"), WithPartitions(8), WithLease(2*time.Second),
+		WithWindow(5*time.Second), WithSweepInterval(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.StopNow)
+	for _, kind := range []string{"mail", "sms", "report"} {
+		if err := n.Handle(kind, func(_ context.Context, task Task) error {
+			ran <- task.ID
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range want {
+		select {
+		case id := <-ran:
+			if !want[id] {
+				t.Fatalf("ran %s, which was not a claimable pending task", id)
+			}
+			delete(want, id)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the migrated tasks %v did not run", want)
+		}
+	}
+}
