@@ -74,13 +74,17 @@ func (e *layoutError) Unwrap() error { return ErrLayout }
 // pending, lease, dead and done sets and the pending index of each kind it
 // names (a paused kind's pending tasks sit there alone). ARGV: version,
 // partitions. Returns {"ok", ""}, {"created", ""}, {"old", the first old
-// key that holds tasks}, {"version", the recorded version} or
+// key that holds tasks}, {"stray", that key} if there is a record too (a
+// node of an earlier version wrote into the keyspace after its migration), {"version", the recorded version} or
 // {"partitions", the recorded number}.
 var layoutScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  for i = 2, #KEYS do
-    if redis.call('EXISTS', KEYS[i]) == 1 then return {'old', KEYS[i]} end
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    if redis.call('EXISTS', KEYS[1]) == 1 then return {'stray', KEYS[i]} end
+    return {'old', KEYS[i]}
   end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'version', ARGV[1], 'partitions', ARGV[2])
   return {'created', ''}
 end
@@ -98,8 +102,9 @@ func init() {
 // checkLayout makes sure the keyspace of the prefix is laid out as this
 // store reads it, atomically: it writes the layout record if there is
 // none, and refuses, with an error wrapping ErrLayout, a keyspace that
-// holds tasks in the old single-slot layout with no record (Migrate moves
-// them), a record of another number of partitions, or a record of a
+// holds tasks in the old single-slot layout (Migrate moves them; with a
+// record, a node of an earlier version still runs on the migrated
+// keyspace), a record of another number of partitions, or a record of a
 // version it does not know. A Redis error is returned wrapped. Node.Start
 // calls it before anything else.
 func (s store) checkLayout(ctx context.Context) error {
@@ -132,6 +137,11 @@ func (s store) checkLayout(ctx context.Context) error {
 			") and no layout record: stop every node of the earlier version, run \"stpectl migrate\"" +
 			" (or cluster.Migrate) with -partitions " + parts + ", then start the nodes of this version" +
 			" (see docs/cluster-upgrade.md)"}
+	case "stray":
+		return &layoutError{why: "the keyspace under prefix " + strconv.Quote(s.prefix) +
+			" was migrated to partitions, but holds tasks in the single-slot layout again (" + res[1] +
+			"): a node of an earlier version still runs on it; stop it, then run \"stpectl migrate\"" +
+			" again to move its tasks (see docs/cluster-upgrade.md)"}
 	case "version":
 		return &layoutError{why: "the keyspace under prefix " + strconv.Quote(s.prefix) +
 			" is recorded in layout version " + strconv.Quote(res[1]) + " (" + layoutKey(s.prefix) +

@@ -78,6 +78,28 @@ func TestCheckLayoutRefusesAnOldKeyspace(t *testing.T) {
 	}
 }
 
+// A node of an earlier version left running after the migration writes
+// into the old layout again: a node of this version refuses to start and
+// says so, rather than leave those tasks unseen.
+func TestCheckLayoutRefusesAMigratedKeyspaceAnOldNodeWritesInto(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	st := newStore(rdb, "{lay}", 8)
+	if err := st.checkLayout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := oldLayout{"{lay}"}
+	rdb.HSet(ctx, o.task("late"), "kind", "report")
+	rdb.ZAdd(ctx, o.stateSet(Pending), redis.Z{Score: 1, Member: "late"})
+	err := st.checkLayout(ctx)
+	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "earlier version still runs") ||
+		!strings.Contains(err.Error(), "stpectl migrate") {
+		t.Fatalf("checkLayout of a migrated keyspace with old tasks again: %v", err)
+	}
+}
+
 func TestCheckLayoutRefusesAnotherNumberOfPartitions(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client()

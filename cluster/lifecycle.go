@@ -7,7 +7,8 @@ import (
 
 // A node's life: Start, then Stop or StopNow, once.
 
-// Start starts running tasks: it joins the membership, subscribes to the
+// Start starts running tasks: it checks the keyspace's layout (ErrLayout:
+// see WithPartitions and Migrate), joins the membership, subscribes to the
 // channels of the partitions it owns, loads the window, and starts the
 // sweep, membership, standby, reaper and heartbeat loops. Each confirmed
 // subscription asks for a sweep, so no task scheduled after Start returns
@@ -21,6 +22,10 @@ func (n *Node) Start(ctx context.Context) error {
 	n.state = stateStarted
 	n.started = n.cfg.clock.Now()
 	n.mu.Unlock()
+	if err := n.st.checkLayout(ctx); err != nil {
+		n.abortStart()
+		return err
+	}
 	if err := n.st.loadScripts(ctx); err != nil {
 		n.abortStart()
 		return failed("start", err)
