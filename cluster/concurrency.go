@@ -42,17 +42,27 @@ func WithKindConcurrency(n int) KindOption {
 }
 
 // readyQueue is one kind's entries that are due and wait for a free
-// worker: a min-heap by due time, then ID. Each entry's index is its place
+// worker: a min-heap by due time, then ID, the node's own tasks before
+// those it claims as a backup (standby.go). Each entry's index is its place
 // in the heap, so that an entry leaving the window leaves its queue at
 // once.
 type readyQueue []*entry
 
 func (q readyQueue) Len() int { return len(q) }
 func (q readyQueue) Less(i, j int) bool {
-	if q[i].due != q[j].due {
-		return q[i].due < q[j].due
+	a, b := q[i], q[j]
+	if a.backup != b.backup {
+		return !a.backup
 	}
-	return q[i].id < q[j].id
+	if a.backup {
+		// A backup works from the other end of the owner's order, so
+		// that the two meet once, not at every task.
+		a, b = b, a
+	}
+	if a.due != b.due {
+		return a.due < b.due
+	}
+	return a.id < b.id
 }
 func (q readyQueue) Swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
@@ -170,6 +180,7 @@ func (n *Node) claimAndRun(e *entry) {
 	id := e.id
 	token := n.newToken()
 	sent := time.Now()
+	sentClock := n.cfg.clock.Now()
 	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
 		return n.st.claim(ctx, id, e.kind, e.due, n.cfg.lease, token)
 	})
@@ -191,9 +202,14 @@ func (n *Node) claimAndRun(e *entry) {
 		// Retried or rescheduled since it was loaded.
 		n.offer(id, res.kind, res.due)
 	case res.outcome == claimEarly:
-		// Due, by this node's clock, but not yet by Redis's: try
-		// again when Redis's clock gets there.
-		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond)
+		// Due, by this node's clock, but not yet by Redis's: its
+		// offset from Redis's clock was off; read it again from the
+		// reply, and try again when Redis's clock gets there.
+		got := n.cfg.clock.Now()
+		n.mu.Lock()
+		n.offset = n.offsetEst.add(sentClock, got, res.redisNow)
+		n.mu.Unlock()
+		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond, e.backup)
 	case res.outcome == claimWon:
 		n.observeClaim(res.kind, e.due)
 		n.run(id, token, sent, res)

@@ -65,9 +65,8 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	n.mu.Lock()
 	n.liveKinds, n.liveKindsKnown = liveKinds, true
 	n.renewed = got
-	if rtt := got.Sub(sent); rtt >= 0 && rtt < n.cfg.lease/10 {
-		// Redis read its clock about halfway through the round trip.
-		n.offset = time.UnixMicro(redisNow).Sub(sent.Add(rtt / 2))
+	if got.Sub(sent) < n.cfg.lease/10 {
+		n.offset = n.offsetEst.add(sent, got, redisNow)
 	}
 	moved := claimer && !sameShares(n.shares, sh)
 	if claimer {

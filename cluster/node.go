@@ -32,7 +32,7 @@ type Node struct {
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
 	// ready and index), running (and each run's expires), claiming, more, shares,
-	// liveKinds, liveKindsKnown, offset, renewed, started, ready, busy,
+	// liveKinds, liveKindsKnown, offset, offsetEst, renewed, started, ready, busy,
 	// kindBusy, credit, weighted, pickable and warned. It is never held
 	// across a call into sched, Redis or a handler.
 	mu             sync.Mutex
@@ -46,7 +46,8 @@ type Node struct {
 	shares         shares                 // this node's part of the partitions (ownership.go)
 	liveKinds      map[string]bool        // the kinds the live claimers handle, as last read
 	liveKindsKnown bool                   // every live claimer had a record with its kinds
-	offset         time.Duration          // Redis's clock minus the node's, as last measured
+	offset         time.Duration          // Redis's clock minus the node's, as estimated (offset.go)
+	offsetEst      offsetEstimate         // the readings offset comes from
 	renewed        time.Time              // when the membership was last renewed (Health)
 	started        time.Time              // when Start was called (the record's Started)
 	ready          map[string]*readyQueue // due entries waiting for a worker, by kind
@@ -106,6 +107,9 @@ type entry struct {
 	// both guarded by Node.mu.
 	ready bool
 	index int
+	// backup marks an overdue task of a partition this node backs up
+	// (standby.go): it waits behind the node's own, in reverse order.
+	backup bool
 }
 
 // New returns a Node that keeps its tasks in rdb (a *redis.Client, a

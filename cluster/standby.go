@@ -60,7 +60,7 @@ func (n *Node) standby(ctx context.Context) int {
 		return 0
 	}
 	for _, t := range tasks {
-		n.enter(t.id, t.kind, t.due, 0)
+		n.enter(t.id, t.kind, t.due, 0, true)
 	}
 	return len(tasks)
 }

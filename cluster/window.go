@@ -33,13 +33,15 @@ func (n *Node) offer(id, kind string, due int64) {
 	owned := n.shares.owns(kind, n.st.partOf(id).index)
 	n.mu.Unlock()
 	if owned {
-		n.enter(id, kind, due, -1)
+		n.enter(id, kind, due, -1, false)
 	}
 }
 
 // enter puts a task into the window, to be claimed after wait, or, for a
-// negative wait, when the node's corrected clock reaches due.
-func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
+// negative wait, when the node's corrected clock reaches due. backup marks
+// an overdue task of a partition this node backs up (standby.go): it
+// waits behind the node's own tasks, and is not put in again while there.
+func (n *Node) enter(id, kind string, due int64, wait time.Duration, backup bool) {
 	n.mu.Lock()
 	if n.state != stateStarted {
 		n.mu.Unlock()
@@ -64,7 +66,7 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		return
 	}
 	old := n.loaded[id]
-	if old != nil && old.due == due && wait < 0 {
+	if old != nil && old.due == due && (wait < 0 || backup && old.backup) {
 		n.mu.Unlock()
 		return
 	}
@@ -73,7 +75,7 @@ func (n *Node) enter(id, kind string, due int64, wait time.Duration) {
 		oldFut = old.fut
 		n.unreadyLocked(old)
 	}
-	e := &entry{id: id, kind: kind, due: due, index: -1}
+	e := &entry{id: id, kind: kind, due: due, index: -1, backup: backup}
 	n.loaded[id] = e
 	if wait < 0 {
 		wait = time.UnixMicro(due).Sub(now)
