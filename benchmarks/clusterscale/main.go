@@ -24,7 +24,7 @@
 // Run it from the benchmarks folder (redis-server and redis-cli on PATH):
 //
 //	go run ./clusterscale
-//	go run ./clusterscale -tasks 1000 -spread 1s -drain 1000 -keys 5000 -idle 1s   # a quick pass
+//	go run ./clusterscale -tasks 1000 -spread 1s -drain 1000 -keys 5000 -idle 1s   # a quick pass (the idle figures need 10 s: the sweep and heartbeat periods)
 package main
 
 import (
@@ -53,10 +53,11 @@ var (
 	spread      = flag.Duration("spread", 6*time.Second, "the lifecycle pass's tasks fall due evenly over this time")
 	drainCount  = flag.Int("drain", 6000, "tasks of each drain pass (tasks per second)")
 	keyCount    = flag.Int("keys", 100000, "tasks stored on the Redis Cluster to show how their keys spread over the masters")
-	idle        = flag.Duration("idle", 5*time.Second, "how long the nodes' background work is measured, idle, before each lifecycle pass")
+	idle        = flag.Duration("idle", 10*time.Second, "how long the nodes' background work is measured, idle, before each lifecycle pass")
 	payloadSize = flag.Int("payload", 64, "bytes of each task's payload")
 	concurrency = flag.Int("concurrency", 16, "workers per node (cluster.WithConcurrency) and per asynq server (Concurrency)")
 	nodeCounts  = flag.String("nodes", "1,3,6", "the numbers of nodes (and asynq servers) measured")
+	windowTasks = flag.Int("window-tasks", 10000, "tasks loaded into one node's window to measure its memory per task")
 	withAsynq   = flag.Bool("asynq", true, "measure asynq's drain too")
 	onlyRedis   = flag.String("redis", "both", "which Redis: single, cluster or both")
 )
@@ -124,6 +125,13 @@ func measure(d *deployment, counts []int, rep *report) error {
 		}
 		rep.drains = append(rep.drains, r)
 		log.Printf("%s, %d asynq servers: drain %.0f tasks/s", d.name, n, r.rate)
+	}
+	if !d.cluster && *windowTasks > 0 {
+		b, err := windowMemory(d, *windowTasks)
+		if err != nil {
+			return fmt.Errorf("%s, window memory: %w", d.name, err)
+		}
+		rep.windowBytes = b
 	}
 	if d.cluster {
 		s, err := keySpread(d, *keyCount)
@@ -441,6 +449,7 @@ func drainModule(d *deployment, n int) (drainResult, error) {
 type spreadResult struct {
 	tasks   int
 	masters []masterKeys
+	memory  int64 // bytes of used_memory the tasks added, over the masters
 }
 
 type masterKeys struct {
@@ -486,6 +495,10 @@ func keySpread(d *deployment, count int) (spreadResult, error) {
 		return s, err
 	}
 	defer stopProducer()
+	empty, err := usedMemory(ctx, admin)
+	if err != nil {
+		return s, err
+	}
 	due := time.Now().Add(time.Hour)
 	if err := storeAll(count, func(i int) error {
 		_, err := p.Schedule(ctx, "k", payload(i), due)
@@ -509,7 +522,30 @@ func keySpread(d *deployment, count int) (spreadResult, error) {
 		s.masters = append(s.masters, masterKeys{slots: ownSlots(ctx, m), keys: keys, memory: infoField(mem, "used_memory_human")})
 	}
 	sort.Slice(s.masters, func(i, j int) bool { return s.masters[i].slots < s.masters[j].slots })
-	return s, nil
+	full, err := usedMemory(ctx, admin)
+	s.memory = full - empty
+	return s, err
+}
+
+// usedMemory is INFO memory's used_memory summed over the masters.
+func usedMemory(ctx context.Context, admin []*redis.Client) (int64, error) {
+	ms, err := masters(ctx, admin)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, m := range ms {
+		info, err := m.Info(ctx, "memory").Result()
+		if err != nil {
+			return 0, err
+		}
+		var k int64
+		if _, err := fmt.Sscan(infoField(info, "used_memory"), &k); err != nil {
+			return 0, fmt.Errorf("INFO memory of %s: used_memory: %w", m.Options().Addr, err)
+		}
+		total += k
+	}
+	return total, nil
 }
 
 // ownSlots returns the slot ranges m serves as master.

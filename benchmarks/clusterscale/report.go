@@ -9,9 +9,10 @@ import (
 // report collects the passes and prints the tables, the targets and the
 // details.
 type report struct {
-	lifecycles []lifecycleResult
-	drains     []drainResult
-	spread     spreadResult
+	lifecycles  []lifecycleResult
+	drains      []drainResult
+	spread      spreadResult
+	windowBytes float64 // Go heap per task in a node's window
 }
 
 // Targets: at most maxTrips round trips per task; bytes per task at the
@@ -59,6 +60,14 @@ func (rep *report) print(counts []int) {
 		for i, m := range s.masters {
 			fmt.Printf("| %d | %s | %d | %+.1f%% | %s |\n", i+1, m.slots, m.keys, 100*(float64(m.keys)-mean)/mean, m.memory)
 		}
+	}
+
+	if rep.windowBytes > 0 {
+		fmt.Printf("\nA node's window: %.0f B of Go heap per task (%d tasks loaded by one node, payload %d B)\n", rep.windowBytes, *windowTasks, *payloadSize)
+	}
+	if s := rep.spread; s.tasks > 0 {
+		fmt.Printf("Redis memory: %.0f B of used_memory per stored task, over the masters (%d tasks due in an hour, payload %d B; replicas hold as much again)\n",
+			float64(s.memory)/float64(s.tasks), s.tasks, *payloadSize)
 	}
 
 	fmt.Printf("\n## Targets\n\n")
