@@ -127,11 +127,11 @@ func measure(d *deployment, counts []int, rep *report) error {
 		log.Printf("%s, %d asynq servers: drain %.0f tasks/s", d.name, n, r.rate)
 	}
 	if !d.cluster && *windowTasks > 0 {
-		b, err := windowMemory(d, *windowTasks)
+		b, held, err := windowMemory(d, *windowTasks)
 		if err != nil {
 			return fmt.Errorf("%s, window memory: %w", d.name, err)
 		}
-		rep.windowBytes = b
+		rep.windowBytes, rep.windowHeld = b, held
 	}
 	if d.cluster {
 		s, err := keySpread(d, *keyCount)

@@ -13,6 +13,7 @@ type report struct {
 	drains      []drainResult
 	spread      spreadResult
 	windowBytes float64 // Go heap per task in a node's window
+	windowHeld  int     // the tasks the window held
 }
 
 // Targets: at most maxTrips round trips per task; bytes per task at the
@@ -63,7 +64,7 @@ func (rep *report) print(counts []int) {
 	}
 
 	if rep.windowBytes > 0 {
-		fmt.Printf("\nA node's window: %.0f B of Go heap per task (%d tasks loaded by one node, payload %d B)\n", rep.windowBytes, *windowTasks, *payloadSize)
+		fmt.Printf("\nA node's window: %.0f B of Go heap per task (%d tasks loaded by one node, payload %d B)\n", rep.windowBytes, rep.windowHeld, *payloadSize)
 	}
 	if s := rep.spread; s.tasks > 0 {
 		fmt.Printf("Redis memory: %.0f B of used_memory per stored task, over the masters (%d tasks due in an hour, payload %d B; replicas hold as much again)\n",
