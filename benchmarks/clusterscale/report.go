@@ -76,7 +76,7 @@ func (rep *report) print(counts []int) {
 		scripts := float64(r.t.scripts) / float64(*taskCount)
 		all := float64(r.t.total) / float64(*taskCount)
 		verdict("script round trips (EVALSHA, EVAL) per task <= 3", scripts <= maxTrips,
-			fmt.Sprintf("%s, %d nodes: %.2f (every round trip, the background's pipelines and connections' HELLO included: %.2f)", r.redis, r.nodes, scripts, all))
+			fmt.Sprintf("%s, %d nodes: %.3f (every round trip, the background's pipelines and connections' HELLO included: %.3f)", r.redis, r.nodes, scripts, all))
 	}
 	for _, name := range rep.redisNames() {
 		one, most := rep.lifecycleOf(name, counts[0]), rep.lifecycleOf(name, counts[len(counts)-1])
