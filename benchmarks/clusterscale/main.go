@@ -8,7 +8,8 @@
 //     from tasks falling due evenly over a few seconds: the Redis commands
 //     (those inside scripts included, INFO commandstats), the client round
 //     trips (a go-redis hook on every connection pool the nodes use), the
-//     bytes Redis sent (INFO stats total_net_output_bytes), Redis's CPU
+//     bytes Redis sent to clients and replicas (INFO stats
+//     total_net_output_bytes), Redis's CPU
 //     (INFO cpu), the pub/sub messages published and delivered; and the
 //     share of the near-due tasks the fullest node holds in its window;
 //   - the drain rate, tasks per second of a backlog all due now, counted

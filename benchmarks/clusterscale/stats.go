@@ -9,9 +9,10 @@ import (
 )
 
 // What Redis counts: a snapshot of every master's INFO commandstats (calls
-// per command, those a Lua script makes included) and INFO stats
-// (total_net_output_bytes: what it sent to clients, replication not
-// included), and how many subscribers the store's channel has.
+// per command and their time, those a Lua script makes included), INFO
+// stats (total_net_output_bytes: what it sent to clients and, Redis 7.0
+// counts it there too, to its replicas; the cluster bus is not in it) and
+// INFO cpu; and how many subscribers the store's event channels have.
 
 // measureCommands are left out of the counts: those this command itself
 // sends to read the statistics or check the cluster, and the replicas'
