@@ -9,26 +9,32 @@ import (
 )
 
 // What Redis counts: a snapshot of every master's INFO commandstats (calls
-// per command, those a Lua script makes included) and INFO stats
-// (total_net_output_bytes: what it sent to clients, replication not
-// included), and how many subscribers the store's channel has.
+// per command and their time, those a Lua script makes included), INFO
+// stats (total_net_output_bytes: what it sent to clients and, Redis 7.0
+// counts it there too, to its replicas; the cluster bus is not in it) and
+// INFO cpu; and how many subscribers the store's event channels have.
 
 // measureCommands are left out of the counts: those this command itself
 // sends to read the statistics or check the cluster, and the replicas'
 // acknowledgements of the replication stream (REPLCONF), which no task
 // causes. A cluster client's own CLUSTER SLOTS reads are left out too,
 // being indistinguishable from this command's.
-var measureCommands = map[string]bool{"info": true, "pubsub|numsub": true, "ping": true, "dbsize": true, "cluster|keyslot": true, "cluster|info": true, "cluster|slots": true, "replconf": true}
+var measureCommands = map[string]bool{"info": true, "pubsub|numsub": true, "pubsub|channels": true,
+	"pubsub|shardnumsub": true, "pubsub|shardchannels": true, "ping": true, "dbsize": true, "flushall": true,
+	"cluster|keyslot": true, "cluster|info": true, "cluster|slots": true, "cluster|shards": true,
+	"cluster|nodes": true, "cluster|countkeysinslot": true, "replconf": true}
 
 // snapshot is the statistics summed over the masters at one moment.
 type snapshot struct {
 	calls    map[string]int64 // by command
+	usec     map[string]int64 // by command: Redis's time executing it
 	outBytes int64
+	cpu      float64 // seconds of CPU the servers used (INFO cpu, user + system)
 }
 
 // take reads the statistics of every client in ms.
 func take(ctx context.Context, ms []*redis.Client) (snapshot, error) {
-	s := snapshot{calls: map[string]int64{}}
+	s := snapshot{calls: map[string]int64{}, usec: map[string]int64{}}
 	for _, c := range ms {
 		cmds, err := c.Info(ctx, "commandstats").Result()
 		if err != nil {
@@ -39,9 +45,15 @@ func take(ctx context.Context, ms []*redis.Client) (snapshot, error) {
 			if !ok {
 				continue
 			}
-			n, _, _ := strings.Cut(rest, ",")
+			n, rest, _ := strings.Cut(rest, ",")
 			k, _ := strconv.ParseInt(n, 10, 64)
-			s.calls[strings.TrimPrefix(name, "cmdstat_")] += k
+			name = strings.TrimPrefix(name, "cmdstat_")
+			s.calls[name] += k
+			if u, ok := strings.CutPrefix(rest, "usec="); ok {
+				u, _, _ = strings.Cut(u, ",")
+				us, _ := strconv.ParseInt(u, 10, 64)
+				s.usec[name] += us
+			}
 		}
 		stats, err := c.Info(ctx, "stats").Result()
 		if err != nil {
@@ -53,6 +65,14 @@ func take(ctx context.Context, ms []*redis.Client) (snapshot, error) {
 				s.outBytes += k
 			}
 		}
+		cpu, err := c.Info(ctx, "cpu").Result()
+		if err != nil {
+			return s, err
+		}
+		for _, field := range []string{"used_cpu_user", "used_cpu_sys"} {
+			v, _ := strconv.ParseFloat(infoField(cpu, field), 64)
+			s.cpu += v
+		}
 	}
 	return s, nil
 }
@@ -63,11 +83,13 @@ type delta struct {
 	evalsha   int64 // script round trips (EVALSHA and EVAL)
 	publishes int64
 	outBytes  int64
+	usec      int64   // Redis's time executing the commands (those inside scripts are counted in the script's)
+	cpu       float64 // seconds of the servers' CPU, networking and cluster bus included
 	byCommand map[string]int64
 }
 
 func diff(a, b snapshot) delta {
-	d := delta{outBytes: b.outBytes - a.outBytes, byCommand: map[string]int64{}}
+	d := delta{outBytes: b.outBytes - a.outBytes, cpu: b.cpu - a.cpu, byCommand: map[string]int64{}}
 	for name, k := range b.calls {
 		k -= a.calls[name]
 		if k == 0 || measureCommands[name] {
@@ -78,24 +100,84 @@ func diff(a, b snapshot) delta {
 		switch name {
 		case "evalsha", "eval":
 			d.evalsha += k
-		case "publish":
+			d.usec += b.usec[name] - a.usec[name]
+		case "publish", "spublish":
 			d.publishes += k
+		}
+		if !inScripts(name) {
+			d.usec += b.usec[name] - a.usec[name]
 		}
 	}
 	return d
 }
 
-// subscribers counts the subscribers of channel over every server (in a
-// Redis Cluster a PUBLISH reaches every server, and each delivers it to
-// its own subscribers).
-func subscribers(ctx context.Context, admin []*redis.Client, channel string) (int64, error) {
-	var total int64
-	for _, c := range admin {
-		m, err := c.PubSubNumSub(ctx, channel).Result()
-		if err != nil {
-			return 0, err
-		}
-		total += m[channel]
+// inScripts reports whether a command's time is already in its script's:
+// the commands the store's scripts call. Those sent alone too (ZRANGE of a
+// listing, for example) are counted in the script's time either way, a
+// small undercount of the total.
+func inScripts(name string) bool {
+	switch name {
+	case "evalsha", "eval":
+		return true
 	}
-	return total, nil
+	return scriptCommands[name]
+}
+
+// scriptCommands are the commands the store's scripts call; Redis counts
+// a script's time under EVALSHA and again under each command it calls.
+var scriptCommands = map[string]bool{"zadd": true, "zrem": true, "zscore": true, "zrangebyscore": true, "zrange": true,
+	"zcard": true, "zcount": true, "hset": true, "hget": true, "hmget": true, "hgetall": true, "hdel": true, "hincrby": true,
+	"del": true, "get": true, "set": true, "exists": true, "sadd": true, "srem": true, "sismember": true, "smembers": true,
+	"publish": true, "spublish": true, "time": true, "expire": true, "pexpire": true, "incr": true, "scard": true}
+
+// channelSubscribers returns, for each pub/sub channel whose name holds
+// "events" (the store's) or starts with "asynq", how many subscribers it has over every
+// server: plain channels (PUBLISH reaches every server of a cluster, each
+// delivering to its own subscribers) and shard channels (SPUBLISH).
+func channelSubscribers(ctx context.Context, admin []*redis.Client) (map[string]int64, error) {
+	subs := map[string]int64{}
+	for _, c := range admin {
+		for _, shard := range []bool{false, true} {
+			var names []string
+			var err error
+			if shard {
+				names, err = c.PubSubShardChannels(ctx, "*events*").Result()
+			} else {
+				names, err = c.PubSubChannels(ctx, "*events*").Result()
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(names) == 0 {
+				continue
+			}
+			var counts map[string]int64
+			if shard {
+				counts, err = c.PubSubShardNumSub(ctx, names...).Result()
+			} else {
+				counts, err = c.PubSubNumSub(ctx, names...).Result()
+			}
+			if err != nil {
+				return nil, err
+			}
+			for ch, k := range counts {
+				subs[ch] += k
+			}
+		}
+	}
+	return subs, nil
+}
+
+// meanSubscribers is the mean number of subscribers per channel: what each
+// message published reaches when the messages fall evenly on the channels
+// (the store's partitions take the tasks by a hash of their random IDs).
+func meanSubscribers(subs map[string]int64) float64 {
+	var total int64
+	for _, k := range subs {
+		total += k
+	}
+	if len(subs) == 0 {
+		return 0
+	}
+	return float64(total) / float64(len(subs))
 }
