@@ -258,7 +258,11 @@ func (n *Node) purge(ctx context.Context, state State, before time.Time) (int, e
 		if err != nil {
 			return total, failed(what, err)
 		}
-		kinds, err := n.st.kindsOf(ctx, parts, ids)
+		byIndex := make(map[int][]string, len(parts))
+		for i, p := range parts {
+			byIndex[p.index] = ids[i]
+		}
+		kinds, err := n.st.kindsOf(ctx, byIndex)
 		if err != nil {
 			return total, failed(what, err)
 		}
@@ -271,9 +275,9 @@ func (n *Node) purge(ctx context.Context, state State, before time.Time) (int, e
 			}
 			keys := p.fixedKeys()
 			args := []any{string(state), before.UnixMicro()}
-			for j, id := range ids[i] {
+			for _, id := range ids[i] {
 				keys = append(keys, p.task(id))
-				keys = append(keys, p.kindKeys(kinds[i][j])...)
+				keys = append(keys, p.kindKeys(kinds[id])...)
 				args = append(args, id)
 			}
 			calls = append(calls, scriptCall{keys: keys, args: args})
@@ -323,33 +327,6 @@ func (s store) idsBefore(ctx context.Context, parts []partition, state State, be
 	out := make([][]string, len(parts))
 	for i, c := range cmds {
 		out[i] = c.Val()
-	}
-	return out, nil
-}
-
-// kindsOf reads the kind of each task of ids (by partition of parts) in
-// one round trip; "" for a task whose hash is gone.
-func (s store) kindsOf(ctx context.Context, parts []partition, ids [][]string) ([][]string, error) {
-	pipe := s.rdb.Pipeline()
-	cmds := make([][]*redis.StringCmd, len(parts))
-	count := 0
-	for i, p := range parts {
-		for _, id := range ids[i] {
-			cmds[i] = append(cmds[i], pipe.HGet(ctx, p.task(id), "kind"))
-			count++
-		}
-	}
-	out := make([][]string, len(parts))
-	if count == 0 {
-		return out, nil
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
-	}
-	for i := range parts {
-		for _, c := range cmds[i] {
-			out[i] = append(out[i], c.Val())
-		}
 	}
 	return out, nil
 }

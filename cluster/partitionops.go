@@ -14,15 +14,13 @@ import (
 // go-redis splits by node on a cluster client, so an operation stays one
 // round trip (or two) however many partitions there are.
 
-// scriptCall is one run of a script: its keys and its arguments.
-type scriptCall struct {
-	keys []string
-	args []any
-}
-
 // evalEach runs sc once per call, by its SHA-1, in one pipeline, and runs
-// again, after loading the script, the calls that found it missing (a
-// server restarted or promoted without it). The replies and their errors
+// again, after loading the script, only the calls that found it missing (a
+// server restarted or promoted without it): unlike store.runPipelined, it
+// never runs a call twice, so the replies of scripts that are not
+// idempotent (Purge counts what it removed) are the ones that did the work.
+// It reports each call to the node's Observer.RedisCall, if any, with the
+// pipeline's duration. The replies and their errors
 // are in the commands returned, in the calls' order; err is set only when
 // the script could not be loaded.
 func evalEach(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, calls []scriptCall) ([]*redis.Cmd, error) {
