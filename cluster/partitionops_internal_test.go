@@ -149,6 +149,38 @@ func TestOperationsOnARedisCluster(t *testing.T) {
 	t.Run("actions and purge", func(t *testing.T) {
 		actionsFindTheTask(t, newOpsNode(t, rdb, "{actions}", DefaultPartitions), 1000)
 	})
+	t.Run("scheduled tasks", func(t *testing.T) {
+		n := newOpsNode(t, rdb, "{scheduled}", DefaultPartitions)
+		ctx := context.Background()
+		due := time.Now().Add(time.Hour)
+		var ids []string
+		for i := range 50 {
+			id, err := n.Schedule(ctx, "k", []byte("p"), due.Add(time.Duration(i)*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		if err := n.Pause(ctx, "k"); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Reschedule(ctx, ids[49], due.Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		want := append([]string{ids[49]}, ids[:49]...)
+		if got := listAll(t, n, ListQuery{State: Pending}, 8); !slices.Equal(got, want) {
+			t.Fatalf("listed %v, want %v", got, want)
+		}
+		if info, ok, err := n.Get(ctx, ids[0]); err != nil || !ok || !info.Paused {
+			t.Fatalf("get: %+v, %v, %v", info, ok, err)
+		}
+		if err := n.Resume(ctx, "k"); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := n.Counts(ctx); err != nil || c != (Counts{Pending: 50}) {
+			t.Fatalf("counts %+v, %v", c, err)
+		}
+	})
 }
 
 // listMerges lists the tasks of every state, by kind and not, in pages of
