@@ -167,19 +167,41 @@ type KindCounts struct {
 // 1 if it is paused, else 0}}; or {"paused", kinds} if a paused kind of
 // the partition is not among those given (the pending tasks of a paused
 // kind are only in its index).
+//
+// A state's set holds exactly the tasks of its kinds' indexes (the pending
+// set those of the kinds not paused), so once every task of a state is
+// counted, the indexes of that state of the kinds left are not read: they
+// are empty. A partition whose tasks are all pending reads one index per
+// kind, not four.
 var countsScript = redis.NewScript(luaPausedGiven + `
 local ok, paused = paused_given(KEYS[5], 1, #ARGV)
 if not ok then return {'paused', paused} end
-local out = {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
-  redis.call('ZCARD', KEYS[4])}
+local is_paused = {}
+for _, kind in ipairs(paused) do is_paused[kind] = true end
+local out = {}
+for s = 1, 4 do out[s] = redis.call('ZCARD', KEYS[s]) end
+-- the pending tasks of the paused kinds are in their indexes only
+local paused_count = {}
+for i = 1, #ARGV do
+  if is_paused[ARGV[i]] then
+    paused_count[i] = redis.call('ZCARD', KEYS[5 + 4 * (i - 1) + 1])
+    out[1] = out[1] + paused_count[i]
+  end
+end
+local left = {out[1], out[2], out[3], out[4]}
 for i = 1, #ARGV do
   local b = 5 + 4 * (i - 1)
-  local pending = redis.call('ZCARD', KEYS[b + 1])
-  out[#out + 1] = pending
-  for j = 2, 4 do out[#out + 1] = redis.call('ZCARD', KEYS[b + j]) end
-  local isPaused = redis.call('SISMEMBER', KEYS[5], ARGV[i])
-  out[#out + 1] = isPaused
-  if isPaused == 1 then out[1] = out[1] + pending end
+  for s = 1, 4 do
+    local c = 0
+    if s == 1 and paused_count[i] then
+      c = paused_count[i]
+    elseif left[s] > 0 then
+      c = redis.call('ZCARD', KEYS[b + s])
+    end
+    left[s] = left[s] - c
+    out[#out + 1] = c
+  end
+  if is_paused[ARGV[i]] then out[#out + 1] = 1 else out[#out + 1] = 0 end
 end
 return {'ok', out}
 `)
