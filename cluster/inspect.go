@@ -233,12 +233,7 @@ func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]stri
 		paused = make([][]string, len(s.parts))
 	}
 	replies, err := pausedCalls(ctx, s.rdb, countsScript, s.parts, paused, func(p partition, paused []string) scriptCall {
-		names := slices.Clone(paused)
-		for _, kind := range kinds[p.index] {
-			if !slices.Contains(names, kind) {
-				names = append(names, kind)
-			}
-		}
+		names := union(paused, kinds[p.index])
 		keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused()}
 		args := make([]any, len(names))
 		for i, kind := range names {
@@ -263,12 +258,7 @@ func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]stri
 		pc := partCounts{total: Counts{Pending: nums[0], Running: nums[1], Dead: nums[2], Done: nums[3]},
 			kinds: map[string]KindCounts{}}
 		// The kinds come back in the order they were given: rebuild it.
-		names := slices.Clone(paused[i])
-		for _, kind := range kinds[i] {
-			if !slices.Contains(names, kind) {
-				names = append(names, kind)
-			}
-		}
+		names := union(paused[i], kinds[i])
 		if len(names) != (len(nums)-4)/5 {
 			return nil, fmt.Errorf("%w: %d values for %d kinds", errShortReply, len(nums), len(names))
 		}
@@ -280,6 +270,21 @@ func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]stri
 		out[i] = pc
 	}
 	return out, nil
+}
+
+// union is a followed by the kinds of b not in a.
+func union(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, list := range [][]string{a, b} {
+		for _, kind := range list {
+			if !seen[kind] {
+				seen[kind] = true
+				out = append(out, kind)
+			}
+		}
+	}
+	return out
 }
 
 // Counts counts the stored tasks by state, for every node of the prefix

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -134,11 +135,7 @@ func (n *Node) PausedKinds(ctx context.Context) ([]string, error) {
 	}
 	kinds := []string{}
 	for _, set := range sets {
-		for kind := range set {
-			if !slices.Contains(kinds, kind) {
-				kinds = append(kinds, kind)
-			}
-		}
+		kinds = union(kinds, slices.Collect(maps.Keys(set)))
 	}
 	slices.Sort(kinds)
 	return kinds, nil
