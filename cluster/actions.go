@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -51,19 +52,39 @@ func actionResult(what, id, res string) error {
 	}
 }
 
+// luaStoredKind defines stored_kind, which reads the kind of the task of
+// a script on one task (luaPart) and checks that the caller gave that
+// kind's indexes: it returns nil for a missing task, and the caller's
+// script must answer "KIND <kind>" (see withKind) for false.
+const luaStoredKind = `
+local function stored_kind()
+  local kind = redis.call('HGET', TASK, 'kind')
+  if not kind then return nil end
+  if wrong_kind(kind) then return false, kind end
+  return kind
+end
+`
+
+// The scripts of the actions work on the task's partition and are given
+// partition.taskKeys of the kind the caller believes (an action by ID
+// alone names none: the script answers with the stored kind, and withKind
+// runs it again with that one). Each returns "ok", "missing" or the state
+// that forbids the action.
+
 // moveScript sets when a pending task runs next; a task of a paused kind
-// keeps waiting, at its new time. KEYS: pending, lease, dead, task. ARGV:
-// id, new time (µs, or "now" for Redis's clock), "1" to set the task's due
-// time too, channel, prefix. Returns "ok", "missing" or the state that
-// forbids the move.
-var moveScript = redis.NewScript(luaNow + luaPublish + luaIndex + `
-local p = ARGV[5]
-local st, kind = task_state(p, KEYS[4], ARGV[1])
+// keeps waiting, at its new time. KEYS: taskKeys. ARGV: id, new time (µs,
+// or "now" for Redis's clock), "1" to set the task's due time too,
+// channel.
+var moveScript = redis.NewScript(luaNow + luaPublish + luaPart + luaStoredKind + `
+local kind, stored = stored_kind()
+if kind == nil then return 'missing' end
+if kind == false then return redis.error_reply('KIND ' .. stored) end
+local st = task_state(TASK, INDEX, ARGV[1])
 if st ~= 'pending' then return st end
 local t = ARGV[2]
 if t == 'now' then t = now() end
-if ARGV[3] == '1' then redis.call('HSET', KEYS[4], 'due', t) end
-make_pending(p, ARGV[4], kind, t, ARGV[1])
+if ARGV[3] == '1' then redis.call('HSET', TASK, 'due', t) end
+make_pending(INDEX, ARGV[4], kind, t, ARGV[1])
 return 'ok'
 `)
 
@@ -95,8 +116,19 @@ func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error
 	if setDue {
 		set = "1"
 	}
-	res, err := moveScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id, at, set, n.st.channel(), n.st.prefix).Text()
+	p := n.st.partOf(id)
+	return n.action(ctx, what, id, func(kind string) *redis.Cmd {
+		return moveScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id, at, set, p.channel())
+	})
+}
+
+// action runs the script of an action on task id, built by run for a kind,
+// first with no kind then, if the task is stored, with its own; and turns
+// its answer into nil or a refusal.
+func (n *Node) action(ctx context.Context, what, id string, run func(kind string) *redis.Cmd) error {
+	res, err := withKind("", func(kind string) (string, error) {
+		return run(kind).Text()
+	})
 	if err != nil {
 		return failed(what+" "+id, err)
 	}
@@ -104,15 +136,17 @@ func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error
 }
 
 // retryScript moves a dead task back to pending, due at once by Redis's
-// clock, with its counts of failed and lost runs reset. KEYS: pending,
-// lease, dead, task. ARGV: id, channel, prefix.
-var retryScript = redis.NewScript(luaNow + luaPublish + luaIndex + `
-local p = ARGV[3]
-local st, kind = task_state(p, KEYS[4], ARGV[1])
+// clock, with its counts of failed and lost runs reset. KEYS: taskKeys.
+// ARGV: id, channel.
+var retryScript = redis.NewScript(luaNow + luaPublish + luaPart + luaStoredKind + `
+local kind, stored = stored_kind()
+if kind == nil then return 'missing' end
+if kind == false then return redis.error_reply('KIND ' .. stored) end
+local st = task_state(TASK, INDEX, ARGV[1])
 if st ~= 'dead' then return st end
-index_rem(p, 'dead', kind, ARGV[1])
-redis.call('HSET', KEYS[4], 'attempt', '0', 'lost', '0')
-make_pending(p, ARGV[2], kind, now(), ARGV[1])
+index_rem(INDEX, 'dead', ARGV[1])
+redis.call('HSET', TASK, 'attempt', '0', 'lost', '0')
+make_pending(INDEX, ARGV[2], kind, now(), ARGV[1])
 return 'ok'
 `)
 
@@ -124,22 +158,22 @@ func (n *Node) Retry(ctx context.Context, id string) error {
 	if id == "" {
 		return invalid("retry", "empty task ID")
 	}
-	res, err := retryScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id, n.st.channel(), n.st.prefix).Text()
-	if err != nil {
-		return failed("retry "+id, err)
-	}
-	return actionResult("retry", id, res)
+	p := n.st.partOf(id)
+	return n.action(ctx, "retry", id, func(kind string) *redis.Cmd {
+		return retryScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id, p.channel())
+	})
 }
 
-// deleteScript removes a dead task or a done record. KEYS: pending,
-// lease, dead, task. ARGV: id, prefix.
-var deleteScript = redis.NewScript(luaPublish + luaIndex + `
-local p = ARGV[2]
-local st, kind = task_state(p, KEYS[4], ARGV[1])
+// deleteScript removes a dead task or a done record. KEYS: taskKeys. ARGV:
+// id.
+var deleteScript = redis.NewScript(luaPublish + luaPart + luaStoredKind + `
+local kind, stored = stored_kind()
+if kind == nil then return 'missing' end
+if kind == false then return redis.error_reply('KIND ' .. stored) end
+local st = task_state(TASK, INDEX, ARGV[1])
 if st ~= 'dead' and st ~= 'done' then return st end
-index_rem(p, st, kind, ARGV[1])
-redis.call('DEL', KEYS[4])
+index_rem(INDEX, st, ARGV[1])
+redis.call('DEL', TASK)
 return 'ok'
 `)
 
@@ -151,29 +185,48 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	if id == "" {
 		return invalid("delete", "empty task ID")
 	}
-	res, err := deleteScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.task(id)},
-		id, n.st.prefix).Text()
-	if err != nil {
-		return failed("delete "+id, err)
-	}
-	return actionResult("delete", id, res)
+	p := n.st.partOf(id)
+	return n.action(ctx, "delete", id, func(kind string) *redis.Cmd {
+		return deleteScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id)
+	})
 }
 
-// purgeBatch is how many tasks one purge script removes, so that no script
-// holds Redis for long.
+// purgeBatch is how many tasks of a partition one purge script removes,
+// so that no script holds Redis for long.
 const purgeBatch = 500
 
-// purgeScript removes up to a batch of the tasks of a state (dead or done)
-// that entered it before a time. KEYS: the state's set. ARGV: time (µs,
-// exclusive), batch, prefix, state. Returns how many it removed.
-var purgeScript = redis.NewScript(luaPublish + luaIndex + luaTrim + `
-local ids = redis.call('ZRANGE', KEYS[1], '-inf', '(' .. ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(ids) do remove_task(ARGV[3], ARGV[4], id) end
-return #ids
+// purgeScript removes those of the tasks given that are still in a state
+// (dead or done) and entered it before a time. KEYS: the partition's fixed
+// keys, then each task's hash and its kind's four indexes (task_keys).
+// ARGV: state, time (µs, exclusive), then the tasks' IDs. Returns {how many
+// it removed, how many it left because their kind is not the one given}.
+var purgeScript = redis.NewScript(luaPublish + luaPart + `
+local state, before = ARGV[1], tonumber(ARGV[2])
+local removed, skipped = 0, 0
+for j = 3, #ARGV do
+  local id = ARGV[j]
+  local key, ix = task_keys(j - 2)
+  local score = redis.call('ZSCORE', STATE[state], id)
+  if score and tonumber(score) < before then
+    local kind = redis.call('HGET', key, 'kind')
+    if not kind then
+      -- an entry left without its task: only the set holds it
+      redis.call('ZREM', STATE[state], id)
+      removed = removed + 1
+    elseif names_kind(ix, kind) then
+      index_rem(ix, state, id)
+      redis.call('DEL', key)
+      removed = removed + 1
+    else
+      skipped = skipped + 1
+    end
+  end
+end
+return {removed, skipped}
 `)
 
 // Purge removes every dead task that died before before, a batch per
-// script, and returns how many it removed (asynq's
+// partition and script, and returns how many it removed (asynq's
 // Inspector.DeleteAllArchivedTasks, bounded by time as River's job
 // cleaner). A zero before is an error wrapping scheduler.ErrInvalidArgument.
 func (n *Node) Purge(ctx context.Context, before time.Time) (int, error) {
@@ -181,28 +234,99 @@ func (n *Node) Purge(ctx context.Context, before time.Time) (int, error) {
 }
 
 // PurgeDone removes every done record (WithKeepDone) of a task that
-// finished before before, a batch per script, and returns how many it
-// removed (asynq's Inspector.DeleteAllCompletedTasks, River's job cleaner).
-// A zero before is an error wrapping scheduler.ErrInvalidArgument.
+// finished before before, a batch per partition and script, and returns
+// how many it removed (asynq's Inspector.DeleteAllCompletedTasks, River's
+// job cleaner). A zero before is an error wrapping
+// scheduler.ErrInvalidArgument.
 func (n *Node) PurgeDone(ctx context.Context, before time.Time) (int, error) {
 	return n.purge(ctx, Done, before)
 }
 
+// purge removes the tasks of state that entered it before before, in
+// rounds of three round trips over the partitions that may hold more: read
+// a batch of IDs of each (ZRANGE), read their kinds (HGET), then remove
+// them (purgeScript, which checks each again).
 func (n *Node) purge(ctx context.Context, state State, before time.Time) (int, error) {
 	what := "purge " + string(state)
 	if before.IsZero() {
 		return 0, invalid(what, "zero time")
 	}
 	total := 0
-	for {
-		k, err := purgeScript.Run(ctx, n.st.rdb, []string{n.st.stateSet(state)},
-			before.UnixMicro(), purgeBatch, n.st.prefix, string(state)).Int()
-		total += k
+	parts := n.st.parts
+	for len(parts) > 0 {
+		ids, err := n.st.idsBefore(ctx, parts, state, before)
 		if err != nil {
 			return total, failed(what, err)
 		}
-		if k < purgeBatch {
-			return total, nil
+		byIndex := make(map[int][]string, len(parts))
+		for i, p := range parts {
+			byIndex[p.index] = ids[i]
 		}
+		kinds, err := n.st.kindsOf(ctx, byIndex)
+		if err != nil {
+			return total, failed(what, err)
+		}
+		var calls []scriptCall
+		var with []partition // the partition of each call
+		var found []int      // how many IDs each call was given
+		for i, p := range parts {
+			if len(ids[i]) == 0 {
+				continue
+			}
+			keys := p.fixedKeys()
+			args := []any{string(state), before.UnixMicro()}
+			for _, id := range ids[i] {
+				keys = append(keys, p.task(id))
+				keys = append(keys, p.kindKeys(kinds[id])...)
+				args = append(args, id)
+			}
+			calls = append(calls, scriptCall{keys: keys, args: args})
+			with = append(with, p)
+			found = append(found, len(ids[i]))
+		}
+		cmds, err := evalEach(ctx, n.st.rdb, purgeScript, calls)
+		if err != nil {
+			return total, failed(what, err)
+		}
+		var more []partition
+		var firstErr error
+		for i, c := range cmds {
+			res, err := c.Int64Slice()
+			if err == nil && len(res) < 2 {
+				err = errShortReply
+			}
+			if err != nil {
+				firstErr = cmp.Or(firstErr, err)
+				continue
+			}
+			total += int(res[0])
+			if found[i] == purgeBatch || res[1] > 0 {
+				more = append(more, with[i])
+			}
+		}
+		if firstErr != nil {
+			return total, failed(what, firstErr)
+		}
+		parts = more
 	}
+	return total, nil
+}
+
+// idsBefore reads up to purgeBatch IDs of each of parts in state that
+// entered it before before, in one round trip.
+func (s store) idsBefore(ctx context.Context, parts []partition, state State, before time.Time) ([][]string, error) {
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.StringSliceCmd, len(parts))
+	for i, p := range parts {
+		cmds[i] = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: p.stateSet(state), ByScore: true,
+			Start: "-inf", Stop: "(" + strconv.FormatInt(before.UnixMicro(), 10), Count: purgeBatch})
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(parts))
+	for i, c := range cmds {
+		out[i] = c.Val()
+	}
+	return out, nil
 }

@@ -3,8 +3,10 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -73,23 +75,31 @@ type Info struct {
 	History []RunRecord
 }
 
-// getScript reads a task and where it is. KEYS: task. ARGV: id, prefix.
-// Returns {} if there is no such task, else {state, paused (0 or 1),
-// field, value, ...}.
-var getScript = redis.NewScript(luaPublish + luaIndex + `
-local st, kind = task_state(ARGV[2], KEYS[1], ARGV[1])
-if kind == '' then return {} end
-if st == 'missing' then st = 'pending' end
-local out = {st, tostring(redis.call('SISMEMBER', ARGV[2] .. ':paused', kind))}
-for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do out[#out + 1] = v end
+// getScript reads a task and where it is. KEYS: the partition's pending,
+// lease, dead and done sets, its paused set, the task. ARGV: id. Returns
+// {} if there is no such task, else {state, paused (0 or 1), field, value,
+// ...}. A stored task in none of the sets is between two steps of an
+// earlier version's scripts: it is pending.
+var getScript = redis.NewScript(`
+local kind = redis.call('HGET', KEYS[6], 'kind')
+if not kind then return {} end
+local st = 'pending'
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then st = 'running'
+elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then st = 'dead'
+elseif redis.call('ZSCORE', KEYS[4], ARGV[1]) then st = 'done' end
+local out = {st, tostring(redis.call('SISMEMBER', KEYS[5], kind))}
+for _, v in ipairs(redis.call('HGETALL', KEYS[6])) do out[#out + 1] = v end
 return out
 `)
 
 // Get reads the stored task id, with its run history; ok is false if there
 // is none (never stored, canceled, or run to completion without
 // WithKeepDone). It is asynq's Inspector.GetTaskInfo and River's JobGet.
+// It is one script on the task's partition, which needs no kind index.
 func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err error) {
-	vals, err := getScript.Run(ctx, n.st.rdb, []string{n.st.task(id)}, id, n.st.prefix).StringSlice()
+	p := n.st.partOf(id)
+	keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused(), p.task(id)}
+	vals, err := getScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
 	if err != nil {
 		return Info{}, false, failed("get "+id, err)
 	}
@@ -149,107 +159,224 @@ type KindCounts struct {
 	Paused bool
 }
 
-// countsScript counts the tasks by state. KEYS: pending, lease, dead,
-// done. ARGV: prefix. Returns the four totals.
-var countsScript = redis.NewScript(luaPublish + luaIndex + `
-local p = ARGV[1]
-local pending = redis.call('ZCARD', KEYS[1])
-for _, kind in ipairs(redis.call('SMEMBERS', p .. ':paused')) do
-  pending = pending + redis.call('ZCARD', kind_key(p, 'pending', kind))
+// countsScript counts a partition's tasks by state, in total and for
+// each kind given, at one instant. KEYS: the partition's pending, lease,
+// dead and done sets, its paused set, then the four indexes (pending,
+// running, dead, done) of each kind given. ARGV: the kinds. Returns {"ok",
+// {pending, running, dead, done, then for each kind its four counts and
+// 1 if it is paused, else 0}}; or {"paused", kinds} if a paused kind of
+// the partition is not among those given (the pending tasks of a paused
+// kind are only in its index).
+//
+// A state's set holds exactly the tasks of its kinds' indexes (the pending
+// set those of the kinds not paused), so once every task of a state is
+// counted, the indexes of that state of the kinds left are not read: they
+// are empty. A partition whose tasks are all pending reads one index per
+// kind, not four.
+var countsScript = redis.NewScript(luaPausedGiven + `
+local ok, paused = paused_given(KEYS[5], 1, #ARGV)
+if not ok then return {'paused', paused} end
+local is_paused = {}
+for _, kind in ipairs(paused) do is_paused[kind] = true end
+local out = {}
+for s = 1, 4 do out[s] = redis.call('ZCARD', KEYS[s]) end
+-- the pending tasks of the paused kinds are in their indexes only
+local paused_count = {}
+for i = 1, #ARGV do
+  if is_paused[ARGV[i]] then
+    paused_count[i] = redis.call('ZCARD', KEYS[5 + 4 * (i - 1) + 1])
+    out[1] = out[1] + paused_count[i]
+  end
 end
-return {pending, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), redis.call('ZCARD', KEYS[4])}
+local left = {out[1], out[2], out[3], out[4]}
+for i = 1, #ARGV do
+  local b = 5 + 4 * (i - 1)
+  for s = 1, 4 do
+    local c = 0
+    if s == 1 and paused_count[i] then
+      c = paused_count[i]
+    elseif left[s] > 0 then
+      c = redis.call('ZCARD', KEYS[b + s])
+    end
+    left[s] = left[s] - c
+    out[#out + 1] = c
+  end
+  if is_paused[ARGV[i]] then out[#out + 1] = 1 else out[#out + 1] = 0 end
+end
+return {'ok', out}
 `)
 
-// forgetKindScript drops kind from the set of kinds if it has no task left
-// and is not paused. KEYS: kinds, paused. ARGV: prefix, kind.
-var forgetKindScript = redis.NewScript(luaPublish + luaIndex + `
-if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 0 end
-for _, st in ipairs({'pending', 'running', 'dead', 'done'}) do
-  if redis.call('EXISTS', kind_key(ARGV[1], st, ARGV[2])) == 1 then return 0 end
+// forgetKindScript drops kind from a partition's set of kinds if the
+// partition has no task of it left and has it not paused. KEYS: the
+// partition's kinds and paused sets, then the kind's four indexes. ARGV:
+// kind.
+var forgetKindScript = redis.NewScript(`
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
+for i = 3, 6 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
 end
-return redis.call('SREM', KEYS[1], ARGV[2])
+return redis.call('SREM', KEYS[1], ARGV[1])
 `)
+
+// partCounts is what countsScript found in one partition.
+type partCounts struct {
+	total Counts
+	kinds map[string]KindCounts
+}
+
+// countParts runs countsScript in every partition, in one round trip (two
+// when a partition's paused kinds are not those given), for the kinds
+// given for each partition (by index; nil for none) besides the paused
+// ones.
+func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]string) ([]partCounts, error) {
+	if paused == nil {
+		paused = make([][]string, len(s.parts))
+	}
+	replies, err := pausedCalls(ctx, s.rdb, countsScript, s.parts, paused, func(p partition, paused []string) scriptCall {
+		names := union(paused, kinds[p.index])
+		keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused()}
+		args := make([]any, len(names))
+		for i, kind := range names {
+			keys = append(keys, p.kindKeys(kind)...)
+			args[i] = kind
+		}
+		return scriptCall{keys: keys, args: args}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]partCounts, len(s.parts))
+	for i, r := range replies {
+		vals, _ := r.([]any)
+		nums := make([]int64, len(vals))
+		for j, v := range vals {
+			nums[j], _ = v.(int64)
+		}
+		if len(nums) < 4 || (len(nums)-4)%5 != 0 {
+			return nil, fmt.Errorf("%w: %d values", errShortReply, len(nums))
+		}
+		pc := partCounts{total: Counts{Pending: nums[0], Running: nums[1], Dead: nums[2], Done: nums[3]},
+			kinds: map[string]KindCounts{}}
+		// The kinds come back in the order they were given: rebuild it.
+		names := union(paused[i], kinds[i])
+		if len(names) != (len(nums)-4)/5 {
+			return nil, fmt.Errorf("%w: %d values for %d kinds", errShortReply, len(nums), len(names))
+		}
+		for j, kind := range names {
+			c := nums[4+5*j:]
+			pc.kinds[kind] = KindCounts{Kind: kind, Counts: Counts{Pending: c[0], Running: c[1], Dead: c[2], Done: c[3]},
+				Paused: c[4] == 1}
+		}
+		out[i] = pc
+	}
+	return out, nil
+}
+
+// union is a followed by the kinds of b not in a.
+func union(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, list := range [][]string{a, b} {
+		for _, kind := range list {
+			if !seen[kind] {
+				seen[kind] = true
+				out = append(out, kind)
+			}
+		}
+	}
+	return out
+}
 
 // Counts counts the stored tasks by state, for every node of the prefix
-// (asynq's Inspector.GetQueueInfo), at one instant. It costs O(1) in
-// Redis, plus one step per paused kind.
+// (asynq's Inspector.GetQueueInfo): each partition at one instant, all of
+// them in one round trip. It costs O(P) in Redis for P partitions, plus
+// one step per partition and paused kind.
 func (n *Node) Counts(ctx context.Context) (Counts, error) {
-	vals, err := countsScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.lease(), n.st.dead(), n.st.doneSet()},
-		n.st.prefix).Int64Slice()
+	parts, err := n.st.countParts(ctx, make([][]string, len(n.st.parts)), nil)
 	if err != nil {
 		return Counts{}, failed("counts", err)
 	}
-	if len(vals) < 4 {
-		return Counts{}, failed("counts", errShortReply)
+	var total Counts
+	for _, pc := range parts {
+		total = total.plus(pc.total)
 	}
-	return Counts{Pending: vals[0], Running: vals[1], Dead: vals[2], Done: vals[3]}, nil
+	return total, nil
+}
+
+// plus is the sum of c and d.
+func (c Counts) plus(d Counts) Counts {
+	return Counts{Pending: c.Pending + d.Pending, Running: c.Running + d.Running, Dead: c.Dead + d.Dead,
+		Done: c.Done + d.Done}
 }
 
 // CountsByKind counts the stored tasks by state, in total and for each
-// kind that has stored tasks or is paused, sorted by kind. It reads the
-// totals in one step and the kinds' counts in one round trip of O(kinds)
-// commands that never hold Redis for long, so the two may differ by the
-// changes made in between. A kind left with no task and not paused is
-// dropped from the set of kinds, and from the result.
+// kind that has stored tasks or is paused (in any partition), sorted by
+// kind. It reads the kinds of every partition in one round trip, then
+// counts each partition at one instant, all of them in a second round trip
+// of one script per partition that makes O(kinds) steps; the kinds read
+// first may miss one stored in between, whose tasks the totals count. A
+// kind left with no task in a partition and not paused there is dropped
+// from the partition's set of kinds, and a kind with no task left at all
+// and paused nowhere from the result.
 func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
-	total, err := n.Counts(ctx)
-	if err != nil {
-		return Counts{}, nil, err
-	}
 	pipe := n.st.rdb.Pipeline()
-	kindsCmd := pipe.SMembers(ctx, n.st.kinds())
-	pausedCmd := pipe.SMembersMap(ctx, n.st.paused())
+	kindsCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
+	pausedCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
+	for i, p := range n.st.parts {
+		kindsCmds[i] = pipe.SMembers(ctx, p.kinds())
+		pausedCmds[i] = pipe.SMembers(ctx, p.paused())
+	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return Counts{}, nil, failed("counts by kind", err)
 	}
-	paused := pausedCmd.Val()
-	names := kindsCmd.Val()
-	for kind := range paused {
-		if !slices.Contains(names, kind) {
-			names = append(names, kind)
+	kinds := make([][]string, len(n.st.parts))
+	paused := make([][]string, len(n.st.parts))
+	for i := range n.st.parts {
+		kinds[i], paused[i] = kindsCmds[i].Val(), pausedCmds[i].Val()
+	}
+	parts, err := n.st.countParts(ctx, kinds, paused)
+	if err != nil {
+		return Counts{}, nil, failed("counts by kind", err)
+	}
+	var total Counts
+	byKind := map[string]KindCounts{}
+	var empty []partKind
+	for i, pc := range parts {
+		total = total.plus(pc.total)
+		for kind, c := range pc.kinds {
+			if c.Counts == (Counts{}) && !c.Paused {
+				empty = append(empty, partKind{part: n.st.parts[i], kind: kind})
+			}
+			k := byKind[kind]
+			k.Kind, k.Counts, k.Paused = kind, k.Counts.plus(c.Counts), k.Paused || c.Paused
+			byKind[kind] = k
 		}
 	}
-	slices.Sort(names)
-	states := []State{Pending, Running, Dead, Done}
-	pipe = n.st.rdb.Pipeline()
-	cards := make([]*redis.IntCmd, 0, len(names)*len(states))
-	for _, kind := range names {
-		for _, st := range states {
-			cards = append(cards, pipe.ZCard(ctx, n.st.kindIndex(st, kind)))
+	out := make([]KindCounts, 0, len(byKind))
+	for _, k := range byKind {
+		if k.Counts != (Counts{}) || k.Paused {
+			out = append(out, k)
 		}
 	}
-	if len(cards) > 0 {
-		if _, err := pipe.Exec(ctx); err != nil {
-			return Counts{}, nil, failed("counts by kind", err)
-		}
-	}
-	kinds := make([]KindCounts, 0, len(names))
-	var empty []string
-	for i, kind := range names {
-		c := cards[i*len(states) : (i+1)*len(states)]
-		k := KindCounts{Kind: kind, Counts: Counts{Pending: c[0].Val(), Running: c[1].Val(), Dead: c[2].Val(), Done: c[3].Val()}}
-		_, k.Paused = paused[kind]
-		if k.Counts == (Counts{}) && !k.Paused {
-			empty = append(empty, kind)
-			continue
-		}
-		kinds = append(kinds, k)
-	}
+	slices.SortFunc(out, func(a, b KindCounts) int { return strings.Compare(a.Kind, b.Kind) })
 	n.forgetKinds(ctx, empty)
-	return total, kinds, nil
+	return total, out, nil
 }
 
-// forgetKinds drops the kinds found with no task from the set of kinds,
-// each after checking again in one script; a failure only leaves them for
-// the next call.
-func (n *Node) forgetKinds(ctx context.Context, kinds []string) {
-	if len(kinds) == 0 {
-		return
+// partKind is a kind in one partition.
+type partKind struct {
+	part partition
+	kind string
+}
+
+// forgetKinds drops the kinds found with no task from their partitions'
+// sets of kinds, each after checking again in one script; a failure only
+// leaves them for the next call.
+func (n *Node) forgetKinds(ctx context.Context, kinds []partKind) {
+	calls := make([]scriptCall, len(kinds))
+	for i, pk := range kinds {
+		keys := append([]string{pk.part.kinds(), pk.part.paused()}, pk.part.kindKeys(pk.kind)...)
+		calls[i] = scriptCall{keys: keys, args: []any{pk.kind}}
 	}
-	pipe := n.st.rdb.Pipeline()
-	for _, kind := range kinds {
-		// Eval, not Run: in a pipeline a missing script cannot fall back.
-		forgetKindScript.Eval(ctx, pipe, []string{n.st.kinds(), n.st.paused()}, n.st.prefix, kind)
-	}
-	_, _ = pipe.Exec(ctx)
+	_, _ = evalEach(ctx, n.st.rdb, forgetKindScript, calls)
 }

@@ -48,11 +48,17 @@ type Page struct {
 // cursor names the last task of a page by its time and ID, so a task that
 // stays in the state while the listing goes on is listed exactly once,
 // whatever is added or removed around it; a task that changes state or time
-// meanwhile may be missed or seen twice. A page costs O(log² n + limit) in
-// Redis, n the number of tasks in the state (of the kind, when one is
-// given: one sorted set per kind and state holds them), whatever the number
-// of other tasks; listing every pending task adds that cost once per
-// paused kind.
+// meanwhile may be missed or seen twice.
+//
+// The tasks are spread over the partitions: a page reads, in one round
+// trip, the next few tasks after the cursor in every partition, and merges
+// them in the listing's order; a partition that runs out of those it gave
+// before the page is full is read again (rare: each gives about twice its
+// share of the page). A page costs O(P·log² n + limit) in Redis, n the
+// number of tasks of a partition in the state (of the kind, when one is
+// given: one sorted set per kind and state holds them), P the number of
+// partitions, whatever the number of other tasks; listing every pending
+// task adds that cost once per paused kind.
 //
 // A state other than Pending, Running, Dead and Done, a kind that is not
 // valid (see Node.Handle), a limit outside 1 to MaxPage, or a cursor that
@@ -66,12 +72,10 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	if err := validState("list", q.State); err != nil {
 		return Page{}, err
 	}
-	key := n.st.stateSet(q.State)
 	if q.Kind != "" {
 		if err := validKind(q.Kind); err != nil {
 			return Page{}, err
 		}
-		key = n.st.kindIndex(q.State, q.Kind)
 	}
 	if q.Limit < 1 || q.Limit > MaxPage {
 		return Page{}, invalid(what, "page size %d: want 1 to %d", q.Limit, MaxPage)
@@ -80,26 +84,18 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	order := "asc"
-	if q.State == Dead || q.State == Done {
-		order = "desc"
-	}
-	first := "1"
+	m := merger{st: n.st, q: q, desc: q.State == Dead || q.State == Done, paused: map[int][]string{}}
+	from := position{}
 	if q.Cursor != "" {
-		first = "0"
+		from = position{set: true, score: score, member: member}
 	}
-	mergePaused := "0"
-	if q.State == Pending && q.Kind == "" {
-		mergePaused = "1"
-	}
-	vals, err := pageScript.Run(ctx, n.st.rdb, []string{key}, order, first, score, member, q.Limit,
-		n.st.prefix, mergePaused).StringSlice()
+	entries, err := m.page(ctx, from)
 	if err != nil {
 		return Page{}, failed(what, err)
 	}
-	ids := make([]string, 0, len(vals)/2)
-	for i := 0; i+1 < len(vals); i += 2 {
-		ids = append(ids, vals[i])
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.member
 	}
 	infos, err := n.st.infos(ctx, ids, q.State)
 	if err != nil {
@@ -111,21 +107,173 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 			page.Tasks = append(page.Tasks, info)
 		}
 	}
-	if len(ids) == q.Limit {
-		page.Next = encodeCursor(q.State, q.Kind, vals[len(vals)-1], ids[len(ids)-1])
+	if len(entries) == q.Limit {
+		last := entries[len(entries)-1]
+		page.Next = encodeCursor(q.State, q.Kind, last.score, last.member)
 	}
 	return page, nil
 }
 
-// pageScript returns a page of a sorted set after a (score, member)
-// position, as {member, score, ...}. It finds the position by a binary
-// search over ranks among the members with the cursor's score (Redis orders
-// them by member), so the cursor's task need not be in the set any more.
-// Listing every pending task, it merges in the pending index of each paused
-// kind, whose tasks are not in the pending set. KEYS: the set. ARGV: "asc"
-// or "desc", "1" for the first page, cursor score, cursor member, limit,
-// prefix, "1" to merge the paused kinds.
-var pageScript = redis.NewScript(`
+// position is a place in a listing: after the task member at score, or
+// the start when set is false.
+type position struct {
+	set           bool
+	score, member string
+}
+
+// listed is one task of a partition's page: its ID, its score as Redis
+// wrote it, and that score as a number.
+type listed struct {
+	member, score string
+	at            int64
+}
+
+// source is one partition's part of a listing: the tasks read from it and
+// not merged yet, whether it may hold more after them, and the position
+// after the last one read.
+type source struct {
+	part partition
+	buf  []listed
+	more bool
+	pos  position
+}
+
+// merger lists a page of q over every partition.
+type merger struct {
+	st   store
+	q    ListQuery
+	desc bool
+	// paused holds the paused kinds last found in each partition (by
+	// index), given to its next read.
+	paused map[int][]string
+}
+
+// share is how many tasks the first read of a page asks of each of p
+// partitions: about twice a partition's share of the page, so that a
+// second read is rare.
+func share(limit, p int) int {
+	return min(limit, 2*((limit+p-1)/p)+8)
+}
+
+// page merges the next q.Limit tasks after from, over every partition.
+func (m merger) page(ctx context.Context, from position) ([]listed, error) {
+	srcs := make([]*source, len(m.st.parts))
+	for i, p := range m.st.parts {
+		srcs[i] = &source{part: p, more: true, pos: from}
+	}
+	if err := m.read(ctx, srcs, share(m.q.Limit, len(srcs))); err != nil {
+		return nil, err
+	}
+	out := make([]listed, 0, m.q.Limit)
+	for len(out) < m.q.Limit {
+		var empty []*source
+		for _, s := range srcs {
+			if len(s.buf) == 0 && s.more {
+				empty = append(empty, s)
+			}
+		}
+		if len(empty) > 0 {
+			if err := m.read(ctx, empty, m.q.Limit-len(out)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var best *source
+		for _, s := range srcs {
+			if len(s.buf) > 0 && (best == nil || m.before(s.buf[0], best.buf[0])) {
+				best = s
+			}
+		}
+		if best == nil {
+			break
+		}
+		out = append(out, best.buf[0])
+		best.buf = best.buf[1:]
+	}
+	return out, nil
+}
+
+// before tells whether a comes before b in the listing's order.
+func (m merger) before(a, b listed) bool {
+	if a.at != b.at {
+		return (a.at < b.at) != m.desc
+	}
+	return (a.member < b.member) != m.desc
+}
+
+// read reads up to limit tasks after each source's position, one script
+// per partition in one round trip (two when a partition's paused kinds
+// are not those it was given: see pausedCalls).
+func (m merger) read(ctx context.Context, srcs []*source, limit int) error {
+	parts := make([]partition, len(srcs))
+	paused := make([][]string, len(srcs))
+	byPart := make(map[int]*source, len(srcs))
+	for i, s := range srcs {
+		parts[i] = s.part
+		paused[i] = m.paused[s.part.index]
+		byPart[s.part.index] = s
+	}
+	order := "asc"
+	if m.desc {
+		order = "desc"
+	}
+	withPaused := m.q.State == Pending && m.q.Kind == ""
+	replies, err := pausedCalls(ctx, m.st.rdb, pageScript, parts, paused, func(p partition, paused []string) scriptCall {
+		keys := []string{p.stateSet(m.q.State)}
+		if m.q.Kind != "" {
+			keys[0] = p.kindIndex(m.q.State, m.q.Kind)
+		}
+		pos := byPart[p.index].pos
+		first := "1"
+		if pos.set {
+			first = "0"
+		}
+		args := []any{order, first, pos.score, pos.member, limit, "0"}
+		if withPaused {
+			args[5] = "1"
+			keys = append(keys, p.paused())
+			for _, kind := range paused {
+				keys = append(keys, p.kindIndex(Pending, kind))
+				args = append(args, kind)
+			}
+		}
+		return scriptCall{keys: keys, args: args}
+	})
+	if err != nil {
+		return err
+	}
+	for i, s := range srcs {
+		m.paused[s.part.index] = paused[i]
+		vals := stringsOf(replies[i])
+		s.buf = s.buf[:0]
+		for j := 0; j+1 < len(vals); j += 2 {
+			at, err := parseMicros(vals[j+1])
+			if err != nil {
+				return err
+			}
+			s.buf = append(s.buf, listed{member: vals[j], score: vals[j+1], at: at})
+		}
+		s.more = len(s.buf) == limit
+		if len(s.buf) > 0 {
+			last := s.buf[len(s.buf)-1]
+			s.pos = position{set: true, score: last.score, member: last.member}
+		}
+	}
+	return nil
+}
+
+// pageScript returns a page of a partition's sorted set after a (score,
+// member) position, as {"ok", {member, score, ...}}. It finds the position
+// by a binary search over ranks among the members with the cursor's score
+// (Redis orders them by member), so the cursor's task need not be in the
+// set any more. Listing every pending task, it merges in the pending index
+// of each paused kind, whose tasks are not in the pending set; if the
+// partition's paused kinds are not those given, it answers {"paused",
+// kinds}. KEYS: the set, and to merge the paused kinds the partition's
+// paused set and the pending index of each kind given. ARGV: "asc" or
+// "desc", "1" for the first page, cursor score, cursor member, limit, "1"
+// to merge the paused kinds, the kinds given.
+var pageScript = redis.NewScript(luaPausedGiven + `
 -- bytewise order, as Redis orders members of one score (Lua's < follows
 -- the server's locale)
 local function before(a, b)
@@ -163,14 +311,16 @@ local function start_of(key)
   return lo
 end
 local keys = {KEYS[1]}
-if ARGV[7] == '1' then
-  for _, kind in ipairs(redis.call('SMEMBERS', ARGV[6] .. ':paused')) do
-    keys[#keys + 1] = ARGV[6] .. ':k:pending:' .. kind
-  end
+if ARGV[6] == '1' then
+  -- exactly the kinds given: the tasks of another would be missed, and
+  -- those of a kind resumed meanwhile listed twice
+  local ok, paused = paused_given(KEYS[2], 7, #ARGV - 6)
+  if not ok or #paused ~= #ARGV - 6 then return {'paused', paused} end
+  for i = 3, #KEYS do keys[#keys + 1] = KEYS[i] end
 end
 if #keys == 1 then
   local start = start_of(KEYS[1])
-  return redis.call(range, KEYS[1], start, start + limit - 1, 'WITHSCORES')
+  return {'ok', redis.call(range, KEYS[1], start, start + limit - 1, 'WITHSCORES')}
 end
 local all = {}
 for _, key in ipairs(keys) do
@@ -192,7 +342,7 @@ for i = 1, math.min(limit, #all) do
   out[#out + 1] = all[i][1]
   out[#out + 1] = all[i][2]
 end
-return out
+return {'ok', out}
 `)
 
 // encodeCursor names the position after member, at score, in a listing
@@ -227,25 +377,30 @@ func decodeCursor(what string, state State, kind, cursor string) (score, member 
 	return parts[2], parts[3], nil
 }
 
-// infos reads the stored tasks ids, found in state, and the paused kinds,
-// in one round trip; a task removed meanwhile is left out.
+// infos reads the stored tasks ids, found in state, and the paused kinds
+// of their partitions, in one round trip; a task removed meanwhile is left
+// out.
 func (s store) infos(ctx context.Context, ids []string, state State) (map[string]Info, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	pipe := s.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	paused := map[int]*redis.StringStructMapCmd{}
 	for i, id := range ids {
-		cmds[i] = pipe.HGetAll(ctx, s.task(id))
+		p := s.partOf(id)
+		cmds[i] = pipe.HGetAll(ctx, p.task(id))
+		if paused[p.index] == nil {
+			paused[p.index] = pipe.SMembersMap(ctx, p.paused())
+		}
 	}
-	paused := pipe.SMembersMap(ctx, s.paused())
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	out := make(map[string]Info, len(ids))
 	for i, id := range ids {
 		if f := cmds[i].Val(); len(f) > 0 {
-			_, isPaused := paused.Val()[f["kind"]]
+			_, isPaused := paused[s.partOf(id).index].Val()[f["kind"]]
 			out[id] = infoFromHash(id, state, isPaused, f)
 		}
 	}

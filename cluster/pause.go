@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -11,40 +14,41 @@ import (
 // Node.PausedKinds (asynq's Inspector.PauseQueue and UnpauseQueue; River
 // pauses a queue with Client.QueuePause).
 //
-// The paused kinds are the set prefix:paused, which every node reads
-// through the scripts. A pending task of a paused kind keeps its due time
-// in its kind's pending index but leaves the pending set that the nodes
-// load their windows from and claim from, so no node loads or claims it,
-// and the tasks of other kinds due later are not held up behind it. Every
+// Every partition has its set of paused kinds (q:paused), which the
+// scripts on its tasks read; Pause and Resume change it in every
+// partition. A pending task of a paused kind keeps its due time in its
+// kind's pending index but leaves the pending set that the nodes load
+// their windows from and claim from, so no node loads or claims it, and
+// the tasks of other kinds due later are not held up behind it. Every
 // script that makes a task pending (schedule, retry, hand-back, reap, the
 // actions) checks the set, and the claim checks it again. Resume puts the
-// kind's tasks back into the pending set and publishes "resumed <kind>",
-// on which every node sweeps at once.
+// kind's tasks back into each partition's pending set and publishes
+// "resumed <kind>" on the partition's channel, on which the nodes that
+// hear it sweep at once.
 
-// pauseScript pauses a kind: it takes the kind's pending tasks out of the
-// pending set, a chunk of ids per command. KEYS: pending, paused. ARGV:
-// prefix, kind. Returns 1, or 0 if the kind was paused already.
-var pauseScript = redis.NewScript(luaPublish + luaIndex + `
-if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return 0 end
-local key = kind_key(ARGV[1], 'pending', ARGV[2])
-local n = redis.call('ZCARD', key)
+// pauseScript pauses a kind in a partition: it takes the kind's pending
+// tasks out of the pending set, a chunk of ids per command. KEYS: the
+// partition's pending set, its paused set, the kind's pending index. ARGV:
+// kind. Returns 1, or 0 if the kind was paused already.
+var pauseScript = redis.NewScript(`
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+local n = redis.call('ZCARD', KEYS[3])
 for i = 0, n - 1, 1000 do
-  local ids = redis.call('ZRANGE', key, i, i + 999)
+  local ids = redis.call('ZRANGE', KEYS[3], i, i + 999)
   if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
 end
 return 1
 `)
 
-// resumeScript resumes a kind: it puts the kind's pending tasks back into
-// the pending set, at the times they are pending for, and publishes
-// "resumed <kind>". KEYS: pending, paused. ARGV: prefix, kind, channel.
-// Returns 1, or 0 if the kind was not paused.
-var resumeScript = redis.NewScript(luaPublish + luaIndex + `
-if redis.call('SREM', KEYS[2], ARGV[2]) == 0 then return 0 end
-local key = kind_key(ARGV[1], 'pending', ARGV[2])
-local n = redis.call('ZCARD', key)
+// resumeScript resumes a kind in a partition: it puts the kind's pending
+// tasks back into the pending set, at the times they are pending for, and
+// publishes "resumed <kind>". KEYS: as pauseScript's. ARGV: kind, the
+// partition's channel. Returns 1, or 0 if the kind was not paused.
+var resumeScript = redis.NewScript(`
+if redis.call('SREM', KEYS[2], ARGV[1]) == 0 then return 0 end
+local n = redis.call('ZCARD', KEYS[3])
 for i = 0, n - 1, 1000 do
-  local r = redis.call('ZRANGE', key, i, i + 999, 'WITHSCORES')
+  local r = redis.call('ZRANGE', KEYS[3], i, i + 999, 'WITHSCORES')
   local args = {}
   for j = 1, #r, 2 do
     args[#args + 1] = r[j + 1]
@@ -52,7 +56,7 @@ for i = 0, n - 1, 1000 do
   end
   if #args > 0 then redis.call('ZADD', KEYS[1], unpack(args)) end
 end
-redis.call('PUBLISH', ARGV[3], 'resumed ' .. ARGV[2])
+redis.call('PUBLISH', ARGV[2], 'resumed ' .. ARGV[1])
 return 1
 `)
 
@@ -62,40 +66,76 @@ return 1
 // running ones finish (a failed one waits for its retry in the same way).
 // A node that has one in its window drops it when its claim is refused.
 // Pausing a paused kind does nothing. Any node may pause, started or not;
-// the kind need not have a handler or tasks. The script moves the kind's
-// pending tasks in one step: O(m log n) for m of them among n pending. An
-// invalid kind (see Node.Handle; "@" + name pauses a periodic task) is an
-// error wrapping scheduler.ErrInvalidArgument.
+// the kind need not have a handler or tasks. One script per partition, all
+// in one round trip, moves the kind's pending tasks: O(m log n) for m of
+// them among n pending. If some partitions could not be changed, the error
+// says in how many of how many the kind is paused; pausing again finishes
+// the work. An invalid kind (see Node.Handle; "@" + name pauses a periodic
+// task) is an error wrapping scheduler.ErrInvalidArgument.
 func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
 		return err
 	}
-	if err := pauseScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.paused()}, n.st.prefix, kind).Err(); err != nil {
-		return failed("pause "+kind, err)
-	}
-	return nil
+	return n.everyPartition(ctx, "pause "+kind, pauseScript, pauseKeys(kind),
+		func(partition) []any { return []any{kind} })
 }
 
 // Resume lets the nodes start the tasks of a paused kind again: each runs
 // at its due time, at once if that has passed, and every started node
-// reloads its window at once. Resuming a kind that is not paused does
-// nothing. Its cost and errors are Pause's.
+// that hears of it reloads its window at once. Resuming a kind that is not
+// paused does nothing. Its cost and errors are Pause's.
 func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
 		return err
 	}
-	if err := resumeScript.Run(ctx, n.st.rdb, []string{n.st.pending(), n.st.paused()},
-		n.st.prefix, kind, n.st.channel()).Err(); err != nil {
-		return failed("resume "+kind, err)
+	return n.everyPartition(ctx, "resume "+kind, resumeScript, pauseKeys(kind),
+		func(p partition) []any { return []any{kind, p.channel()} })
+}
+
+// pauseKeys are the keys of pauseScript and resumeScript for kind in p.
+func pauseKeys(kind string) func(p partition) []string {
+	return func(p partition) []string { return []string{p.pending(), p.paused(), p.kindIndex(Pending, kind)} }
+}
+
+// everyPartition runs sc in every partition, in one round trip, with the
+// keys and arguments of each; if some fail, the error says in how many of
+// how many it succeeded, and wraps the first failure.
+func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script,
+	keys func(partition) []string, args func(partition) []any) error {
+	calls := make([]scriptCall, len(n.st.parts))
+	for i, p := range n.st.parts {
+		calls[i] = scriptCall{keys: keys(p), args: args(p)}
+	}
+	cmds, err := evalEach(ctx, n.st.rdb, sc, calls)
+	if err != nil {
+		return failed(what, err)
+	}
+	var firstErr error
+	failures := 0
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			failures++
+			firstErr = cmp.Or(firstErr, err)
+		}
+	}
+	if failures > 0 {
+		return failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
+			len(cmds)-failures, len(cmds), firstErr))
 	}
 	return nil
 }
 
-// PausedKinds returns the paused kinds of the prefix, sorted.
+// PausedKinds returns the paused kinds of the prefix, sorted, read from
+// every partition in one round trip: a kind paused in some partitions only
+// (a Pause or Resume that failed half way) is reported paused.
 func (n *Node) PausedKinds(ctx context.Context) ([]string, error) {
-	kinds, err := n.st.rdb.SMembers(ctx, n.st.paused()).Result()
+	sets, err := n.st.pausedSets(ctx)
 	if err != nil {
 		return nil, failed("paused kinds", err)
+	}
+	kinds := []string{}
+	for _, set := range sets {
+		kinds = union(kinds, slices.Collect(maps.Keys(set)))
 	}
 	slices.Sort(kinds)
 	return kinds, nil

@@ -3,14 +3,12 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -190,44 +188,4 @@ func TestPausedKindRetryWaitsForTheResume(t *testing.T) {
 	require.NoError(t, w.Resume(ctx, "a"))
 	task := recv(t, ran, 10*time.Second, "the retry after the resume")
 	assert.Equal(t, 1, task.Attempt)
-}
-
-// TestTaskStoredBeforeTheKindIndexesIsPausedAndJoinsThemOnItsClaim stores a
-// task as the earlier version of the store did (its hash and the pending
-// set, no per-kind set), pauses its kind and starts a node: the claim finds
-// the kind paused and leaves the task waiting in its kind's set, where the
-// listing by kind and the counts find it, and the resume runs it.
-func TestTaskStoredBeforeTheKindIndexesIsPausedAndJoinsThemOnItsClaim(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	ctx := context.Background()
-	rdb := client(t, srv)
-	due := time.Now().Truncate(time.Microsecond)
-	dueUS := strconv.FormatInt(due.UnixMicro(), 10)
-	require.NoError(t, rdb.HSet(ctx, "{scheduler}:t:old", "kind", "a", "payload", "p", "due", dueUS,
-		"max", "3", "attempt", "0", "lost", "0", "sum", "x", "fixed", "1").Err())
-	require.NoError(t, rdb.ZAdd(ctx, "{scheduler}:pending", redis.Z{Score: float64(due.UnixMicro()), Member: "old"}).Err())
-
-	ran := make(chan cluster.Task, 1)
-	w := newNode(t, srv, map[string]cluster.Handler{"a": func(_ context.Context, task cluster.Task) error {
-		ran <- task
-		return nil
-	}})
-	require.NoError(t, w.Pause(ctx, "a"))
-	start(t, w)
-	waitFor(t, 10*time.Second, "the claim to leave the task in its kind's set", func() bool {
-		page, err := w.List(ctx, cluster.ListQuery{State: cluster.Pending, Kind: "a", Limit: 10})
-		return err == nil && len(page.Tasks) == 1
-	})
-	_, kinds, err := w.CountsByKind(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, []cluster.KindCounts{{Kind: "a", Counts: cluster.Counts{Pending: 1}, Paused: true}}, kinds)
-	select {
-	case <-ran:
-		t.Fatal("the task of a paused kind ran")
-	default:
-	}
-	require.NoError(t, w.Resume(ctx, "a"))
-	task := recv(t, ran, 10*time.Second, "the run after the resume")
-	assert.Equal(t, "old", task.ID)
-	assert.Equal(t, due, task.Due)
 }

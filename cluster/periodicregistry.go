@@ -107,11 +107,7 @@ func microsText(t time.Time) string {
 // prefix, sorted by name, with the last run of each, from any node,
 // started or not.
 func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
-	vals, err := listRecordsScript.Run(ctx, n.st.rdb, []string{n.st.periodicIndex()}, n.st.periodicPrefix()).Slice()
-	if err != nil {
-		return nil, failed("periodic tasks", err)
-	}
-	recs, err := records(vals)
+	recs, err := n.st.records(ctx, n.st.periodicIndex(), n.st.periodicPrefix())
 	if err != nil {
 		return nil, failed("periodic tasks", err)
 	}

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -130,11 +129,7 @@ func (n *Node) recordLocked() []any {
 // expired), sorted by name, from any node, started or not. A node that was
 // never started (one that only schedules) has no record.
 func (n *Node) Members(ctx context.Context) ([]Member, error) {
-	vals, err := listRecordsScript.Run(ctx, n.st.rdb, []string{n.st.membersIndex()}, n.st.memberPrefix()).Slice()
-	if err != nil {
-		return nil, failed("members", err)
-	}
-	recs, err := records(vals)
+	recs, err := n.st.records(ctx, n.st.membersIndex(), n.st.memberPrefix())
 	if err != nil {
 		return nil, failed("members", err)
 	}
@@ -186,39 +181,36 @@ func timeField(s string) time.Time {
 	return time.UnixMicro(us)
 }
 
-// listRecordsScript reads the records of an index: the names whose score
-// (their expiry, µs) is still ahead of Redis's clock, each with its hash.
-// KEYS: index. ARGV: record key prefix. Returns name, {field, value, ...}
-// pairs; a name whose hash is gone is left out.
+// listRecordsScript reads the live names of an index: those whose score
+// (their expiry, µs) is still ahead of Redis's clock. KEYS: index.
 var listRecordsScript = redis.NewScript(luaNow + `
-local names = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now(), '+inf')
-local out = {}
-for _, name in ipairs(names) do
-  local h = redis.call('HGETALL', ARGV[1] .. name)
-  if #h > 0 then
-    out[#out + 1] = name
-    out[#out + 1] = h
-  end
-end
-return out
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now(), '+inf')
 `)
 
-// records decodes listRecordsScript's reply.
-func records(vals []any) (map[string]map[string]string, error) {
-	out := make(map[string]map[string]string, len(vals)/2)
-	for i := 0; i+1 < len(vals); i += 2 {
-		name, ok := vals[i].(string)
-		pairs, ok2 := vals[i+1].([]any)
-		if !ok || !ok2 {
-			return nil, fmt.Errorf("unexpected reply %T, %T", vals[i], vals[i+1])
+// records reads the live records of an index, each under keyPrefix + its
+// name, in two round trips: the names (listRecordsScript), then their
+// hashes; a name whose hash is gone meanwhile is left out.
+func (s store) records(ctx context.Context, index, keyPrefix string) (map[string]map[string]string, error) {
+	names, err := listRecordsScript.Run(ctx, s.rdb, []string{index}).StringSlice()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]string, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, len(names))
+	for i, name := range names {
+		cmds[i] = pipe.HGetAll(ctx, keyPrefix+name)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		if f := cmds[i].Val(); len(f) > 0 {
+			out[name] = f
 		}
-		f := make(map[string]string, len(pairs)/2)
-		for j := 0; j+1 < len(pairs); j += 2 {
-			k, _ := pairs[j].(string)
-			v, _ := pairs[j+1].(string)
-			f[k] = v
-		}
-		out[name] = f
 	}
 	return out, nil
 }

@@ -1,9 +1,10 @@
 // Package clusterops measures the cluster module's operations on a large
 // store: listing a page of 100 tasks out of 1,000 and out of 1,000,000, by
 // state and by kind among a thousand kinds, at the start of the listing and
-// from a cursor in its middle; and the cost per task of the scripts a task
-// goes through (schedule, claim, complete), which keep the run history and
-// the per-kind indexes. Run it from the benchmarks folder (redis-server
+// from a cursor in its middle, over the store's partitions; reading one
+// task and moving it (Get, Reschedule); and the cost per task of the
+// scripts a task goes through (schedule, claim, complete), which keep the
+// run history and the per-kind indexes. Run it from the benchmarks folder (redis-server
 // must be on PATH):
 //
 //	go test -run '^$' -bench . -benchtime 2000x ./clusterops/
@@ -13,54 +14,62 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
-	"github.com/redis/go-redis/v9"
 )
 
-// The store's layout under the default prefix, as the cluster's schedule
-// script writes it (a million Schedule calls would take minutes).
 const (
-	prefix = "{scheduler}"
 	// target is the kind listed by kind: it holds targetTasks of the
 	// tasks, the other kinds (otherKinds of them) share the rest.
 	target      = "target"
 	targetTasks = 1000
 	otherKinds  = 999
+	// fillers is how many goroutines store the tasks at once.
+	fillers = 64
 )
 
-// fill stores n pending tasks the way the schedule script does: a hash per
-// task, its due time in the pending set and in its kind's pending index,
-// its kind in the set of kinds. The first targetTasks of them (or all, if
-// fewer) are of kind target, the rest spread over otherKinds kinds. Every
-// tenth task shares its due time with the one before, so the pages cross
-// ties. The writes are pipelined in batches.
-func fill(b *testing.B, c *redis.Client, n int) {
+// taskID is the ID of the i-th task fill stores.
+func taskID(i int) string { return fmt.Sprintf("task-%07d", i) }
+
+// fill stores n pending tasks through node.Schedule (so they land in the
+// partitions as the cluster lays them out), fillers at a time. The first
+// targetTasks of them (or all, if fewer) are of kind target, the rest
+// spread over otherKinds kinds. Every tenth task shares its due time with
+// the one before, so the pages cross ties.
+func fill(b *testing.B, node *cluster.Node, n int) {
 	b.Helper()
 	ctx := context.Background()
-	base := time.Now().Add(24 * time.Hour).UnixMicro()
-	const batch = 10000
-	for start := 0; start < n; start += batch {
-		pipe := c.Pipeline()
-		for i := start; i < min(start+batch, n); i++ {
-			id := fmt.Sprintf("task-%07d", i)
-			kind := target
-			if i >= targetTasks {
-				kind = "kind-" + strconv.Itoa(i%otherKinds)
+	base := time.Now().Add(24 * time.Hour)
+	next := make(chan int)
+	errs := make(chan error, fillers)
+	var wg sync.WaitGroup
+	for range fillers {
+		wg.Go(func() {
+			for i := range next {
+				kind := target
+				if i >= targetTasks {
+					kind = "kind-" + strconv.Itoa(i%otherKinds)
+				}
+				due := base.Add(time.Duration(i-i%10/9) * time.Millisecond)
+				if _, err := node.Schedule(ctx, kind, []byte("p"), due, cluster.WithID(taskID(i))); err != nil {
+					errs <- err
+					return
+				}
 			}
-			due := base + int64(i-i%10/9)*1000
-			pipe.HSet(ctx, prefix+":t:"+id, "kind", kind, "payload", "p", "due", strconv.FormatInt(due, 10),
-				"max", "3", "attempt", "0", "lost", "0", "sum", "x", "fixed", "1")
-			z := redis.Z{Score: float64(due), Member: id}
-			pipe.ZAdd(ctx, prefix+":pending", z)
-			pipe.ZAdd(ctx, prefix+":k:pending:"+kind, z)
-			pipe.SAdd(ctx, prefix+":kinds", kind)
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			b.Fatal(err)
-		}
+		})
+	}
+	for i := 0; i < n && len(errs) == 0; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
 	}
 }
 
@@ -84,11 +93,11 @@ func BenchmarkListPage100(b *testing.B) {
 	for _, n := range []int{1000, 1000000} {
 		b.Run("tasks="+strconv.Itoa(n), func(b *testing.B) {
 			c := startRedis(b)
-			fill(b, c, n)
 			node, err := cluster.New(c)
 			if err != nil {
 				b.Fatal(err)
 			}
+			fill(b, node, n)
 			ctx := context.Background()
 			for _, by := range []struct {
 				name  string
@@ -112,6 +121,28 @@ func BenchmarkListPage100(b *testing.B) {
 					})
 				}
 			}
+			// The actions on one task among n: each finds the task's
+			// partition and runs one script there (two when it must
+			// learn the task's kind first).
+			b.Run("get", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if _, ok, err := node.Get(ctx, taskID(i%n)); err != nil || !ok {
+						b.Fatalf("get: %v, %v", ok, err)
+					}
+					i++
+				}
+			})
+			b.Run("reschedule", func(b *testing.B) {
+				i := 0
+				due := time.Now().Add(48 * time.Hour)
+				for b.Loop() {
+					if err := node.Reschedule(ctx, taskID(i%n), due); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
 			b.Run("counts", func(b *testing.B) {
 				for b.Loop() {
 					if _, err := node.Counts(ctx); err != nil {
