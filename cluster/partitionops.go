@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,8 +18,8 @@ import (
 // server restarted or promoted without it): unlike store.runPipelined, it
 // never runs a call twice, so the replies of scripts that are not
 // idempotent (Purge counts what it removed) are the ones that did the work.
-// It reports each call to the node's Observer.RedisCall, if any, with the
-// pipeline's duration. The replies and their errors
+// The node's Observer.RedisCall hears of each call through the observed
+// client's pipeline (observer.go). The replies and their errors
 // are in the commands returned, in the calls' order; err is set only when
 // the script could not be loaded.
 func evalEach(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, calls []scriptCall) ([]*redis.Cmd, error) {
@@ -35,7 +34,6 @@ func evalEach(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, 
 				return cmds, err
 			}
 		}
-		start := time.Now()
 		pipe := rdb.Pipeline()
 		for _, i := range todo {
 			cmds[i] = pipe.EvalSha(ctx, sc.Hash(), calls[i].keys, calls[i].args...)
@@ -45,10 +43,6 @@ func evalEach(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, 
 		for _, i := range todo {
 			if err := cmds[i].Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") && round == 0 {
 				missing = append(missing, i)
-				continue
-			}
-			if o, ok := rdb.(observedRedis); ok {
-				o.done("EVALSHA", sc.Hash(), start, cmds[i].Err())
 			}
 		}
 		todo = missing

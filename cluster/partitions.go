@@ -94,13 +94,13 @@ func (p partition) stateSet(state State) string {
 }
 
 // fixedKeys are the partition's six keys every script that changes a
-// task's state is given first, in the order luaIndex reads them.
+// task's state is given first, in the order luaPart reads them.
 func (p partition) fixedKeys() []string {
 	return []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.kinds(), p.paused()}
 }
 
 // kindKeys are the four index keys of kind (pending, running, dead, done),
-// in the order luaIndex reads them.
+// in the order luaPart reads them.
 func (p partition) kindKeys(kind string) []string {
 	return []string{p.kindIndex(Pending, kind), p.kindIndex(Running, kind),
 		p.kindIndex(Dead, kind), p.kindIndex(Done, kind)}

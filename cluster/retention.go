@@ -59,37 +59,6 @@ func (k keepDone) args() []any {
 	return []any{k.age.Microseconds(), k.max}
 }
 
-// doneTrimBatch is how many done records the script that adds one removes
-// at most; the reaper removes up to reapBatch per script.
-const doneTrimBatch = 100
-
-// luaTrim defines remove_task, which deletes task id of state and its
-// index entries, and trim_done, which removes done records past the bounds
-// at time t: older than age (µs), and the oldest beyond max; at most batch
-// of them. It returns how many it removed. Include it after luaIndex.
-const luaTrim = `
-local function remove_task(p, state, id)
-  local key = p .. ':t:' .. id
-  local kind = redis.call('HGET', key, 'kind')
-  redis.call('ZREM', state_key(p, state), id)
-  if kind then redis.call('ZREM', kind_key(p, state, kind), id) end
-  redis.call('DEL', key)
-end
-local function trim_done(p, t, age, max, batch)
-  local set = p .. ':done'
-  local cut = string.format('%.0f', tonumber(t) - tonumber(age))
-  local old = redis.call('ZRANGE', set, '-inf', '(' .. cut, 'BYSCORE', 'LIMIT', 0, batch)
-  for _, id in ipairs(old) do remove_task(p, 'done', id) end
-  local n = #old
-  local over = math.min(redis.call('ZCARD', set) - tonumber(max), batch - n)
-  if over > 0 then
-    for _, id in ipairs(redis.call('ZRANGE', set, 0, over - 1)) do remove_task(p, 'done', id) end
-    n = n + over
-  end
-  return n
-end
-`
-
 // luaKeepDone defines keep_done, which turns the task under key, whose run
 // just ended at t, into a done record of kind in the script's partition;
 // with max "0" it deletes the task instead. Include it after luaPart.

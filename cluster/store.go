@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,9 +25,10 @@ import (
 // from Redis's own clock (TIME), so none of them depends on whose clock is
 // right.
 //
-// Every key a script touches shares the store's prefix, whose hash tag keeps
-// them in one Redis Cluster slot. Scripts that work on many tasks build the
-// task keys from the prefix they are given.
+// The tasks' keys are spread over the partitions (partitions.go), the
+// cluster-wide records' keys stay under the prefix; every script works on
+// one partition, or on the cluster-wide records, and is given every key it
+// touches (luaPart).
 
 // store names the keys of one prefix and runs the scripts on them.
 type store struct {
@@ -45,89 +45,9 @@ func newStore(rdb redis.UniversalClient, prefix string, n int) store {
 // partOf is the partition of task id.
 func (s store) partOf(id string) partition { return s.parts[partitionIndex(id, len(s.parts))] }
 
-func (s store) pending() string       { return s.prefix + ":pending" }
-func (s store) lease() string         { return s.prefix + ":lease" }
-func (s store) dead() string          { return s.prefix + ":dead" }
-func (s store) nodes() string         { return s.prefix + ":nodes" }
-func (s store) taskPrefix() string    { return s.prefix + ":t:" }
-func (s store) task(id string) string { return s.taskPrefix() + id }
-func (s store) done(id string) string { return s.prefix + ":done:" + id }
-func (s store) doneSet() string       { return s.prefix + ":done" }
-func (s store) kinds() string         { return s.prefix + ":kinds" }
-func (s store) channel() string       { return s.prefix + ":events" }
-func (s store) paused() string        { return s.prefix + ":paused" }
-
-// kindIndex is the sorted set of the tasks of kind in state, scored as the
-// state's own set (stateSet).
-func (s store) kindIndex(state State, kind string) string {
-	return s.prefix + ":k:" + string(state) + ":" + kind
-}
-
-// stateSet is the sorted set of every task in state. The pending set holds
-// only the tasks that may be claimed: those of a paused kind wait in their
-// kind's index alone (pause.go).
-func (s store) stateSet(state State) string {
-	switch state {
-	case Running:
-		return s.lease()
-	case Done:
-		return s.doneSet()
-	}
-	return s.prefix + ":" + string(state)
-}
-
-// luaIndex defines the functions that keep the sets of a prefix p in step:
-// the sets by state (p:pending, p:lease for running tasks, p:dead, p:done)
-// and, beside each, one sorted set per kind (p:k:<state>:<kind>, same
-// scores), which lets Node.List and Node.CountsByKind read one kind without
-// scanning the others. p:kinds is the set of kinds with stored tasks and
-// p:paused the set of paused kinds. A task of a paused kind that is pending
-// sits in its kind's pending index only, not in p:pending, so no node loads
-// or claims it; Resume puts it back. The scripts that include luaIndex
-// include luaPublish before it.
-const luaIndex = `
-local function kind_key(p, state, kind) return p .. ':k:' .. state .. ':' .. kind end
-local function state_key(p, state)
-  if state == 'running' then return p .. ':lease' end
-  return p .. ':' .. state
-end
--- index_add puts id in state (not pending: see make_pending) at score;
--- both add the kind to p:kinds, which a task stored by an earlier version
--- (before the kind indexes) joins at its first change of state
-local function index_add(p, state, kind, score, id)
-  redis.call('ZADD', state_key(p, state), score, id)
-  redis.call('ZADD', kind_key(p, state, kind), score, id)
-  redis.call('SADD', p .. ':kinds', kind)
-end
-local function index_rem(p, state, kind, id)
-  redis.call('ZREM', state_key(p, state), id)
-  redis.call('ZREM', kind_key(p, state, kind), id)
-end
--- make_pending makes id pending, to run at score: claimable and announced
--- unless its kind is paused
-local function make_pending(p, channel, kind, score, id)
-  redis.call('ZADD', kind_key(p, 'pending', kind), score, id)
-  redis.call('SADD', p .. ':kinds', kind)
-  if redis.call('SISMEMBER', p .. ':paused', kind) == 1 then
-    redis.call('ZREM', p .. ':pending', id)
-    return
-  end
-  redis.call('ZADD', p .. ':pending', score, id)
-  publish_pending(channel, score, kind, id)
-end
--- the state of task id, stored under key, and its kind; 'missing' if none
-local function task_state(p, key, id)
-  local kind = redis.call('HGET', key, 'kind')
-  if not kind then return 'missing', '' end
-  if redis.call('ZSCORE', p .. ':lease', id) then return 'running', kind end
-  if redis.call('ZSCORE', p .. ':dead', id) then return 'dead', kind end
-  if redis.call('ZSCORE', p .. ':done', id) then return 'done', kind end
-  if redis.call('ZSCORE', kind_key(p, 'pending', kind), id) or redis.call('ZSCORE', p .. ':pending', id) then
-    return 'pending', kind
-  end
-  return 'missing', kind
-end
-`
+// nodes is the sorted set of the live claimers, scored by membership
+// expiry.
+func (s store) nodes() string { return s.prefix + ":nodes" }
 
 // luaNow defines now(): the Redis server's time in microseconds, as an
 // integer string.
@@ -269,32 +189,15 @@ type scriptCall struct {
 }
 
 // runPipelined runs sc once per call in one pipeline (a cluster client
-// splits it by shard, one round trip to each) and returns the replies in
-// order, each with its own error. If Redis lost its script cache (a
-// restart, or a failover to a replica that never loaded the script), it
-// loads the script and runs the pipeline once more.
+// splits it by shard, one round trip to each), as evalEach does.
 func (s store) runPipelined(ctx context.Context, sc *redis.Script, calls []*scriptCall) ([]*redis.Cmd, error) {
-	for attempt := 0; ; attempt++ {
-		pipe := s.rdb.Pipeline()
-		cmds := make([]*redis.Cmd, len(calls))
-		for i, c := range calls {
-			cmds[i] = sc.EvalSha(ctx, pipe, c.keys, c.args...)
-		}
-		_, _ = pipe.Exec(ctx) // each reply keeps its own error
-		if attempt > 0 || !slices.ContainsFunc(cmds, func(c *redis.Cmd) bool { return isNoScript(c.Err()) }) {
-			return cmds, nil
-		}
-		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
-			return nil, err
-		}
+	plain := make([]scriptCall, len(calls))
+	for i, c := range calls {
+		plain[i] = *c
 	}
+	return evalEach(ctx, s.rdb, sc, plain)
 }
 
-// isNoScript reports whether err is Redis's answer to a script it does not
-// have cached.
-func isNoScript(err error) bool {
-	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
-}
 
 // eachPartition runs sc once in each of parts, with the keys and arguments
 // call gives it, in one pipeline; the replies are in the order of parts.
