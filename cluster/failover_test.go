@@ -19,15 +19,16 @@ type failoverLedger struct {
 	starts map[string][]time.Time // run starts by task
 }
 
-// TestFailoverOfTheSlotsMasterLosesNoAcknowledgedTask kills the master of
-// the prefix's slot with SIGKILL while three nodes run tasks and a
+// TestFailoverOfAMasterLosesNoAcknowledgedTask kills the master of
+// the prefix's own slot (the cluster-wide records, and a third of the
+// partitions) with SIGKILL while three nodes run tasks and a
 // producer schedules more under WithReplicaAcks(1, ...); the replica is
 // promoted. Every task whose Schedule returned nil runs at least once, and
 // a task runs twice only if its first run started before the failover was
 // over: its claim or completion was written to the dead master and may not
 // have reached the replica. The killed master then comes back as a replica,
 // without which no Schedule is acknowledged any more.
-func TestFailoverOfTheSlotsMasterLosesNoAcknowledgedTask(t *testing.T) {
+func TestFailoverOfAMasterLosesNoAcknowledgedTask(t *testing.T) {
 	c := redistest.StartCluster(t, redistest.ClusterOptions{})
 	ctx := context.Background()
 	const p = "{failover}"

@@ -22,14 +22,14 @@ import (
 // facts in QRTZ_SCHEDULER_STATE.
 //
 // The record and the claimers' set (prefix:nodes, the rendezvous hashing
-// of members.go) use the same ID. A stopping node leaves the claimers' set
+// of ownership.go) use the same ID. A stopping node leaves the claimers' set
 // at once but keeps its record, marked stopping, until it has stopped.
 
 // Member is one live node as its record in Redis shows it.
 type Member struct {
 	// Name names the node (Node.Name): the stem of its claim tokens, the
-	// name the rendezvous hashing of preferred claimers uses, and the
-	// node of RunRecord.Node and Info.Owner.
+	// name the rendezvous hashing of partitions uses, and the node of
+	// RunRecord.Node and Info.Owner.
 	Name string
 	// Host and PID are the machine and the process the node runs in.
 	Host string
@@ -52,6 +52,9 @@ type Member struct {
 	// waiting for a free worker or for their kind's limit
 	// (WithKindConcurrency).
 	Running, Windowed, Waiting int
+	// Owned and BackedUp count the partitions the node owned and backed
+	// up for at least one of its kinds at its last renewal (Stats).
+	Owned, BackedUp int
 	// Kinds are the kinds the node handles, sorted; a periodic task
 	// declared with Node.Periodic appears as "@" + its name.
 	Kinds []string
@@ -95,11 +98,7 @@ var hostName = sync.OnceValue(func() string {
 // except its heartbeat and expiry, which the script stamps. n.mu must be
 // held.
 func (n *Node) recordLocked() []any {
-	kinds := make([]string, 0, len(n.handlers))
-	for k := range n.handlers {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
+	kinds := n.handledKindsLocked()
 	waiting := 0
 	for _, e := range n.loaded {
 		if e.ready {
@@ -119,6 +118,8 @@ func (n *Node) recordLocked() []any {
 		"running", strconv.Itoa(len(n.running)),
 		"windowed", strconv.Itoa(len(n.loaded)),
 		"waiting", strconv.Itoa(waiting),
+		"owned", strconv.Itoa(n.shares.ownedPartitions()),
+		"backed", strconv.Itoa(n.shares.backedPartitions()),
 		// Kinds hold no white space (validKind).
 		"kinds", strings.Join(kinds, " "),
 		"stopping", stopping,
@@ -156,6 +157,8 @@ func memberFromHash(id string, f map[string]string) Member {
 		Running:     atoi(f["running"]),
 		Windowed:    atoi(f["windowed"]),
 		Waiting:     atoi(f["waiting"]),
+		Owned:       atoi(f["owned"]),
+		BackedUp:    atoi(f["backed"]),
 		Kinds:       strings.Fields(f["kinds"]),
 		Stopping:    f["stopping"] == "1",
 	}

@@ -198,7 +198,6 @@ func (s store) runPipelined(ctx context.Context, sc *redis.Script, calls []*scri
 	return evalEach(ctx, s.rdb, sc, plain)
 }
 
-
 // eachPartition runs sc once in each of parts, with the keys and arguments
 // call gives it, in one pipeline; the replies are in the order of parts.
 func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []partition, call func(partition) *scriptCall) ([]*redis.Cmd, error) {

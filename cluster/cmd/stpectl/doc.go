@@ -30,6 +30,7 @@
 //	nodes
 //	periodic
 //	health [-min-nodes N]
+//	migrate [-partitions N] [-force]
 //
 // list prints a page and the cursor of the next one ("next: C"; with -json
 // the field next), which -cursor takes to go on. A TIME is RFC 3339

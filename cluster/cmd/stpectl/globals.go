@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,15 +102,28 @@ type session struct {
 	stderr io.Writer
 }
 
-// open connects (lazily: the first command's call dials) and makes the node.
+// open connects and makes the node, with the number of partitions the
+// keyspace's layout record names (the default for a keyspace without one;
+// a Redis that cannot be reached is left to the command to report).
 func (g *globals) open(stdout, stderr io.Writer) (*session, error) {
 	opts, err := g.redisOptions()
 	if err != nil {
 		return nil, err
 	}
 	rdb := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
+	cancel()
+	if errors.Is(err, cluster.ErrLayout) {
+		_ = rdb.Close()
+		return nil, fmt.Errorf("stpectl: %w", err)
+	}
+	if err != nil || parts == 0 {
+		parts = cluster.DefaultPartitions
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	node, err := cluster.New(rdb, cluster.WithPrefix(g.prefix), cluster.WithConcurrency(1), cluster.WithLogger(logger))
+	node, err := cluster.New(rdb, cluster.WithPrefix(g.prefix), cluster.WithPartitions(parts),
+		cluster.WithConcurrency(1), cluster.WithLogger(logger))
 	if err != nil {
 		_ = rdb.Close()
 		return nil, fmt.Errorf("stpectl: %w", err)

@@ -29,8 +29,16 @@ type nodeJSON struct {
 	Running     int       `json:"running"`
 	Windowed    int       `json:"windowed"`
 	Waiting     int       `json:"waiting"`
-	Kinds       []string  `json:"kinds"`
-	Stopping    bool      `json:"stopping"`
+	// Partitions counts the partitions the node owned and backed up.
+	Partitions partitionsJSON `json:"partitions"`
+	Kinds      []string       `json:"kinds"`
+	Stopping   bool           `json:"stopping"`
+}
+
+// partitionsJSON is a node's share of the partitions.
+type partitionsJSON struct {
+	Owned    int `json:"owned"`
+	BackedUp int `json:"backed_up"`
 }
 
 // nodesJSON is nodes' document.
@@ -45,7 +53,8 @@ func newNodeJSON(m cluster.Member) nodeJSON {
 	}
 	return nodeJSON{Name: m.Name, Host: m.Host, PID: m.PID, Version: m.Version, Started: m.Started.UTC(),
 		Heartbeat: m.Heartbeat.UTC(), Expires: m.Expires.UTC(), Concurrency: m.Concurrency,
-		Running: m.Running, Windowed: m.Windowed, Waiting: m.Waiting, Kinds: kinds, Stopping: m.Stopping}
+		Running: m.Running, Windowed: m.Windowed, Waiting: m.Waiting,
+		Partitions: partitionsJSON{Owned: m.Owned, BackedUp: m.BackedUp}, Kinds: kinds, Stopping: m.Stopping}
 }
 
 func nodesCommand() *command {
@@ -72,7 +81,7 @@ func nodesCommand() *command {
 				}
 				now := time.Now()
 				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tHOST\tPID\tVERSION\tSTARTED\tHEARTBEAT\tRUNNING\tWINDOWED\tWAITING\tSTATE\tKINDS")
+				fmt.Fprintln(tw, "NAME\tHOST\tPID\tVERSION\tSTARTED\tHEARTBEAT\tRUNNING\tWINDOWED\tWAITING\tPARTITIONS\tSTATE\tKINDS")
 				for _, m := range members {
 					state := "up"
 					if m.Stopping {
@@ -82,9 +91,9 @@ func nodesCommand() *command {
 					for i, k := range m.Kinds {
 						kinds[i] = cell(k)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", cell(m.Name), cell(m.Host), m.PID, cell(m.Version),
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%d+%d\t%s\t%s\n", cell(m.Name), cell(m.Host), m.PID, cell(m.Version),
 						formatTime(m.Started, now), formatTime(m.Heartbeat, now), m.Running, m.Concurrency, m.Windowed, m.Waiting,
-						state, strings.Join(kinds, ","))
+						m.Owned, m.BackedUp, state, strings.Join(kinds, ","))
 				}
 				return tw.Flush()
 			}
