@@ -133,9 +133,9 @@ func TestHeartbeatKeepsALongRunLeasedSoNoOtherNodeRunsIt(t *testing.T) {
 	// first expiry plus a lease: without the heartbeat the lease would
 	// have expired half a lease ago, and the reaper (every quarter lease)
 	// would have handed the task to the other node.
-	first := rdb.ZScore(context.Background(), "{scheduler}:lease", id).Val()
+	first := rdb.ZScore(context.Background(), cluster.PartitionKey("{scheduler}", id, "lease"), id).Val()
 	waitFor(t, 20*time.Second, "the lease to be renewed", func() bool {
-		s, err := rdb.ZScore(context.Background(), "{scheduler}:lease", id).Result()
+		s, err := rdb.ZScore(context.Background(), cluster.PartitionKey("{scheduler}", id, "lease"), id).Result()
 		return err == nil && s > first+float64((lease+lease/2).Microseconds())
 	})
 	close(release)

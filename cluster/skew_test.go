@@ -91,7 +91,7 @@ func TestHandBackKeepsTheTasksDueTime(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	assert.ErrorIs(t, a.Stop(ctx), context.DeadlineExceeded)
-	score, err := rdb.ZScore(context.Background(), "{scheduler}:pending", id).Result()
+	score, err := rdb.ZScore(context.Background(), cluster.PartitionKey("{scheduler}", id, "pending"), id).Result()
 	require.NoError(t, err, "handed back to pending")
 	assert.Equal(t, float64(due.UnixMicro()), score, "pending again for its own due time, not for the time of the hand-back")
 }
