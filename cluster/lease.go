@@ -138,15 +138,11 @@ func (s store) extend(ctx context.Context, lease time.Duration, held map[string]
 const reapBatch = 1000
 
 // reapLoop returns expired leases to pending in the partitions this node
-// reaps (ownership.go) and removes the done records past WithKeepDone's
-// bounds every quarter lease. Two reapers per partition; the script is
-// atomic, so they never return a task twice.
+// reaps (ownership.go) every quarter lease. Two reapers per partition; the
+// script is atomic, so they never return a task twice.
 func (n *Node) reapLoop(ctx context.Context) {
 	defer n.bg.Done()
 	every(ctx, n.cfg.lease/4, nil, func() {
-		if err := n.trimDone(ctx); err != nil && ctx.Err() == nil {
-			n.cfg.logger.Warn("cluster: trim done records: failed", "err", err)
-		}
 		n.mu.Lock()
 		var parts []partition
 		for i, ok := range n.shares.reaped {

@@ -44,12 +44,13 @@ func (n *Node) Start(ctx context.Context) error {
 	n.bgCancel = cancel
 	hb, hbCancel := context.WithCancel(context.Background())
 	n.hbCancel = hbCancel
-	n.bg.Add(5)
+	n.bg.Add(6)
 	go n.sweepLoop(bg)
 	go n.listenLoop(bg, ps)
 	go n.membershipLoop(bg)
 	go n.standbyLoop(bg)
 	go n.reapLoop(bg)
+	go n.trimLoop(bg)
 	n.hb.Add(1)
 	go n.heartbeatLoop(hb)
 	n.requestSweep()

@@ -60,13 +60,14 @@ type Node struct {
 
 	runCtx      context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel   context.CancelCauseFunc
-	bgCancel    context.CancelFunc // ends the sweep, pub/sub and reaper loops
-	bg          sync.WaitGroup     // the sweep, pub/sub and reaper loops
+	bgCancel    context.CancelFunc // ends the loops of bg
+	bg          sync.WaitGroup     // the sweep, pub/sub, membership, standby, reaper and trim loops
 	hbCancel    context.CancelFunc // ends the heartbeat loop
 	hb          sync.WaitGroup     // the heartbeat loop
 	kick        chan struct{}      // asks the sweep loop for a sweep now
 	renewKick   chan struct{}      // asks the membership loop to renew now
 	standbyKick chan struct{}      // asks the standby loop to look now
+	trimKick    chan struct{}      // asks the trim loop to trim the done records now
 
 	// subMu guards ps and subscribed, and orders the changes of the
 	// subscription; it is held across the (un)subscribe calls, never
@@ -160,6 +161,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		kick:        make(chan struct{}, 1),
 		renewKick:   make(chan struct{}, 1),
 		standbyKick: make(chan struct{}, 1),
+		trimKick:    make(chan struct{}, 1),
 		subscribed:  make(map[string]bool),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())

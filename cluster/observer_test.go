@@ -296,5 +296,6 @@ func TestStatsCountTheWindowAndTheRunning(t *testing.T) {
 	_, err = n.Schedule(ctx, "k", nil, time.Now().Add(4*time.Second)) // within it
 	require.NoError(t, err)
 	recv(t, started, 10*time.Second, "the first run")
-	assert.Equal(t, cluster.Stats{Running: 1, Windowed: 1}, n.Stats())
+	assert.Equal(t, cluster.Stats{Running: 1, Windowed: 1, Owned: cluster.DefaultPartitions}, n.Stats(),
+		"a node alone owns every partition and backs up none")
 }

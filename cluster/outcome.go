@@ -19,6 +19,9 @@ func (n *Node) complete(id, kind, token string, expires time.Time) string {
 	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
 		return n.st.complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone)
 	})
+	if res == "done" && n.cfg.keepDone.on {
+		kickNow(n.trimKick)
+	}
 	return res
 }
 

@@ -28,10 +28,10 @@ type keepDone struct {
 // WithKeepDone keeps the record of each task that ran to completion (or
 // was canceled) in the Done state, so that Node.Get, Node.List and the
 // counts show it, newest first: at most max records, none older than age.
-// Every started node's reaper removes the records past the bounds every
-// quarter lease (the records of a prefix are spread over its partitions,
-// and no one script sees them all), so they grow past the bounds by at
-// most a quarter lease's completions. Without it (the default)
+// Every started node removes the records past the bounds soon after each
+// of its completions (at most ten times a second) and every quarter lease:
+// the records of a prefix are spread over its partitions, and no one
+// script sees them all, so the bounds hold within that delay. Without it (the default)
 // a completed task is deleted. An age of zero or less, or a max below 1, is
 // an error wrapping scheduler.ErrInvalidArgument at New. Nodes of one
 // prefix should agree on it: a node without it deletes what it completes.
@@ -93,6 +93,26 @@ for j = 1, #ARGV do
 end
 return n
 `)
+
+// minTrimGap is the least time between two trims of one node, however
+// many completions ask for one.
+const minTrimGap = 100 * time.Millisecond
+
+// trimLoop removes the done records past WithKeepDone's bounds every
+// quarter lease and soon after each completion (requestTrim), until ctx
+// ends.
+func (n *Node) trimLoop(ctx context.Context) {
+	defer n.bg.Done()
+	every(ctx, n.cfg.lease/4, n.trimKick, func() {
+		if err := n.trimDone(ctx); err != nil && ctx.Err() == nil {
+			n.cfg.logger.Warn("cluster: trim done records: failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(minTrimGap):
+		}
+	})
+}
 
 // trimDone removes the done records past the node's bounds, reapBatch per
 // partition at a time, until none is left; the reaper calls it. The age

@@ -76,12 +76,12 @@ func TestNodeWarnsOncePerIntervalAboutAKindNoLiveNodeHandles(t *testing.T) {
 	logs := &capture{}
 	a := newNode(t, srv, map[string]cluster.Handler{"k": func(context.Context, cluster.Task) error { return nil }},
 		cluster.WithLogger(slog.New(logs)), cluster.WithUnhandledKindWarning(time.Hour))
-	start(t, a)
 	producer := newNode(t, srv, nil)
 	for range 3 {
 		_, err := producer.Schedule(ctx, "orphan-a", nil, time.Now())
 		require.NoError(t, err)
 	}
+	start(t, a) // its first sweep sees the three
 	waitFor(t, 10*time.Second, "the warning about orphan-a", func() bool { return logs.warnedKinds()["orphan-a"] > 0 })
 	w := logs.unhandled()[0]
 	assert.Equal(t, "orphan-a", w["kind"].String())
