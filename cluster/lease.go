@@ -239,24 +239,6 @@ func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int) 
 	if err != nil {
 		return false, err
 	}
-	var calls []*scriptCall
-	for pi, list := range ids {
-		p := s.parts[pi]
-		c := &scriptCall{keys: p.fixedKeys(), args: []any{p.channel(), maxLost}}
-		for _, id := range list {
-			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
-			c.args = append(c.args, id)
-		}
-		calls = append(calls, c)
-	}
-	cmds, err := s.runPipelined(ctx, reapScript, calls)
-	if err != nil {
-		return false, err
-	}
-	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil {
-			return false, err
-		}
-	}
-	return full, nil
+	err = s.runOnTasks(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost} })
+	return full, err
 }

@@ -205,24 +205,5 @@ func (s store) removeDone(ctx context.Context, victims map[int][]string) error {
 	if err != nil {
 		return err
 	}
-	var calls []*scriptCall
-	for pi, ids := range victims {
-		p := s.parts[pi]
-		c := &scriptCall{keys: p.fixedKeys()}
-		for _, id := range ids {
-			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
-			c.args = append(c.args, id)
-		}
-		calls = append(calls, c)
-	}
-	cmds, err := s.runPipelined(ctx, removeDoneScript, calls)
-	if err != nil {
-		return err
-	}
-	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.runOnTasks(ctx, removeDoneScript, victims, kinds, func(partition) []any { return nil })
 }

@@ -208,6 +208,34 @@ func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []part
 	return s.runPipelined(ctx, sc, calls)
 }
 
+// runOnTasks runs sc, a script on many tasks (luaPart), once in each
+// partition of ids (by partition index), in one pipeline: it is given the
+// partition's fixed keys and five keys per task, of the task's kind in
+// kinds, and the arguments lead gives followed by the tasks' IDs. It
+// returns the first call's error.
+func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]string, kinds map[string]string, lead func(partition) []any) error {
+	calls := make([]*scriptCall, 0, len(ids))
+	for pi, list := range ids {
+		p := s.parts[pi]
+		c := &scriptCall{keys: p.fixedKeys(), args: lead(p)}
+		for _, id := range list {
+			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
+			c.args = append(c.args, id)
+		}
+		calls = append(calls, c)
+	}
+	cmds, err := s.runPipelined(ctx, sc, calls)
+	if err != nil {
+		return err
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+	}
+	return nil
+}
+
 // kindsOf reads the kind of each task of ids (by partition index) in one
 // pipeline; a task that is gone has the kind "".
 func (s store) kindsOf(ctx context.Context, ids map[int][]string) (map[string]string, error) {
