@@ -64,7 +64,7 @@ func TestServesMetrics(t *testing.T) {
 		assert.Equal(t, "redis", label(m, "db_system_name"))
 		scripts[label(m, "db_stored_procedure_name")] = true
 	}
-	for _, s := range []string{"schedule", "claim", "complete", "fail", "load", "members"} {
+	for _, s := range []string{"schedule", "claim", "complete", "fail", "members"} {
 		assert.True(t, scripts[s], "Redis latency of the %s script", s)
 	}
 	for _, name := range []string{"scheduler_cluster_task_active", "scheduler_cluster_window_length"} {
