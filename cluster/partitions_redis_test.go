@@ -156,3 +156,53 @@ func TestALeavingNodesPartitionsAreTakenOverAtOnce(t *testing.T) {
 		assert.Equal(t, 1, k, "task %s ran once", id)
 	}
 }
+
+// A node that dies stays a member until its membership lapses: meanwhile
+// the backups of its partitions claim its overdue tasks, and once it
+// lapses the others own its partitions. The death is made by stopping a
+// node and writing its membership back, as a node that stopped renewing
+// leaves it; a lease of a minute makes sure the tasks ran through the
+// backup before the membership lapses, which the test then brings
+// forward.
+func TestADeadNodesTasksAreClaimedByItsBackupsThenItsPartitionsTakenOver(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	ctx := context.Background()
+	const tasks = 100
+	l := newLedger(tasks)
+	a := newNode(t, srv, map[string]cluster.Handler{"work": l.handler("a")}, cluster.WithLease(time.Minute))
+	b := newNode(t, srv, map[string]cluster.Handler{"work": l.handler("b")}, cluster.WithLease(time.Minute))
+	start(t, a)
+	start(t, b)
+	waitFor(t, 10*time.Second, "the two nodes to share the partitions", func() bool {
+		return a.Stats().Owned == cluster.DefaultPartitions/2 && b.Stats().Owned == cluster.DefaultPartitions/2
+	})
+	b.StopNow()
+	// b's membership, as b left it at its last renewal: live for a lease.
+	now, err := rdb.Time(ctx).Result()
+	require.NoError(t, err)
+	require.NoError(t, rdb.ZAdd(ctx, "{scheduler}:nodes", redis.Z{Score: float64(now.Add(time.Minute).UnixMicro()), Member: b.Name()}).Err())
+	require.NoError(t, rdb.HSet(ctx, "{scheduler}:nodekinds", b.Name(), "work").Err())
+	require.NoError(t, rdb.Publish(ctx, "{scheduler}:membership", "changed").Err())
+	waitFor(t, testLease, "a to see b again", func() bool { return a.Stats().Owned == cluster.DefaultPartitions/2 })
+
+	for range tasks {
+		_, err := a.Schedule(ctx, "work", nil, time.Now())
+		require.NoError(t, err)
+	}
+	recv(t, l.all, 20*time.Second, "every task's run, b's share by a as its backup")
+	assert.Equal(t, cluster.DefaultPartitions/2, a.Stats().Owned, "b was still a member")
+
+	// b's membership lapses; a finds it gone at its next renewal.
+	require.NoError(t, rdb.ZAdd(ctx, "{scheduler}:nodes", redis.Z{Score: 1, Member: b.Name()}).Err())
+	waitFor(t, 10*time.Second, "a to own every partition once b's membership lapsed", func() bool {
+		require.NoError(t, rdb.Publish(ctx, "{scheduler}:membership", "changed").Err())
+		return a.Stats().Owned == cluster.DefaultPartitions
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	assert.Equal(t, tasks, l.byNode["a"], "a ran every task")
+	for id, k := range l.runs {
+		assert.Equal(t, 1, k, "task %s ran once", id)
+	}
+}
