@@ -75,6 +75,9 @@ func (n *Node) refreshMembers(ctx context.Context) {
 	n.mu.Unlock()
 	if moved {
 		n.sharesMoved(ctx)
+		// The record just written shows the share before the move:
+		// write it again soon.
+		kickNow(n.renewKick)
 	}
 }
 
