@@ -12,9 +12,13 @@ import (
 // than WithBackupDelay, newest first, at most standbyBatch per partition
 // and kind, and claims them at once: the tasks of an owner that is busy
 // (no free worker), stalled, or dead and not yet out of the membership.
-// The newest first, because a busy owner works through its oldest. While
-// it finds nothing it looks half as often each time, down to once per
-// sweep interval, and as often as WithBackupDelay again once it finds one.
+// The newest first, because a busy owner works through its oldest. A
+// backup does not hear the owner's claims (it is not subscribed to the
+// partition), so each look also drops from its window the tasks an earlier
+// look put there that are no longer overdue and pending: the owner took
+// them. While it finds nothing it looks half as often each time, down to
+// once per sweep interval, and as often as WithBackupDelay again once it
+// finds one.
 
 // standbyBatch is how many overdue tasks of one partition and kind a look
 // claims at most.
@@ -58,6 +62,21 @@ func (n *Node) standby(ctx context.Context) int {
 			n.cfg.logger.Warn("cluster: standby: failed", "err", err)
 		}
 		return 0
+	}
+	found := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		found[t.id] = true
+	}
+	var gone []string
+	n.mu.Lock()
+	for id, e := range n.loaded {
+		if e.backup && !found[id] {
+			gone = append(gone, id)
+		}
+	}
+	n.mu.Unlock()
+	for _, id := range gone {
+		n.unload(id)
 	}
 	for _, t := range tasks {
 		n.enter(t.id, t.kind, t.due, 0, true)
