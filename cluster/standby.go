@@ -14,9 +14,10 @@ import (
 // (no free worker), stalled, or dead and not yet out of the membership.
 // The newest first, because a busy owner works through its oldest. A
 // backup does not hear the owner's claims (it is not subscribed to the
-// partition), so each look also drops from its window the tasks an earlier
-// look put there that are no longer overdue and pending: the owner took
-// them. While it finds nothing it looks half as often each time, down to
+// partition), so each look replaces the tasks earlier looks put in its
+// window with the ones it found: those the owner took meanwhile go (and
+// with them any still pending that newer overdue tasks pushed out of the
+// look's batch: the owner or a later look claims those). While it finds nothing it looks half as often each time, down to
 // once per sweep interval, and as often as WithBackupDelay again once it
 // finds one.
 
