@@ -197,6 +197,7 @@ func (n *Node) claimAndRun(e *entry) {
 		// or leased and reaped when the lease expires); the sweep
 		// loads it again.
 		n.cfg.logger.Warn("cluster: claim: failed", "id", id, "err", err)
+		n.followFailover(err)
 		n.requestSweep()
 	case res.outcome == claimLater:
 		// Retried or rescheduled since it was loaded.

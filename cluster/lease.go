@@ -50,6 +50,7 @@ func (n *Node) heartbeat() {
 	})
 	if err != nil {
 		n.cfg.logger.Warn("cluster: heartbeat: renewal failed", "err", err)
+		n.followFailover(err)
 		return
 	}
 	isLost := make(map[string]bool, len(lost))
@@ -156,6 +157,7 @@ func (n *Node) reapLoop(ctx context.Context) {
 			if err != nil {
 				if ctx.Err() == nil {
 					n.cfg.logger.Warn("cluster: reap: failed", "err", err)
+					n.followFailover(err)
 				}
 				return
 			}

@@ -26,8 +26,9 @@ import (
 type Node struct {
 	cfg   config
 	st    store
-	name  string        // this replica's random name, the stem of its claim tokens
-	seq   atomic.Uint64 // numbers the claim tokens
+	rdb   redis.UniversalClient // the client New was given (st's may wrap it for the observer)
+	name  string                // this replica's random name, the stem of its claim tokens
+	seq   atomic.Uint64         // numbers the claim tokens
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
@@ -148,6 +149,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	n := &Node{
 		cfg:         cfg,
 		st:          newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
+		rdb:         rdb,
 		name:        randomID()[:12],
 		sched:       sched,
 		handlers:    make(map[string]kindHandler),

@@ -61,6 +61,7 @@ func (n *Node) standby(ctx context.Context) int {
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: standby: failed", "err", err)
+			n.followFailover(err)
 		}
 		return 0
 	}

@@ -13,17 +13,17 @@ import (
 // older than ClusterStateReloadInterval (default 60 s). When the master of
 // the prefix's slot dies, no MOVED ever comes: every call goes to the dead
 // address and fails, for up to that minute after a replica took over. So
-// a node asks its cluster client to reread the slots after a failed
-// membership renewal (every quarter lease, on a started node) and after a
-// failed Schedule or Cancel (but not one refused for want of replica
-// acknowledgements, whose master answered), and finds the promoted replica as soon as the
-// cluster knows it.
+// a node asks its cluster client to reread the slots after any failed
+// Redis call of its own (a claim, renewal, sweep, standby look, reap,
+// membership renewal, Schedule or Cancel; but not one refused for want of
+// replica acknowledgements, whose master answered), and finds the promoted
+// replica as soon as the cluster knows it.
 
 // followFailover asks a cluster client to reread the cluster's slots, in
 // the background, after err; a reply from Redis (an error such as a
 // refused script) says the connection works, and changes nothing.
 func (n *Node) followFailover(err error) {
-	c, ok := n.st.rdb.(*redis.ClusterClient)
+	c, ok := n.rdb.(*redis.ClusterClient)
 	if !ok || err == nil || errors.Is(err, ErrNotReplicated) {
 		return
 	}

@@ -161,6 +161,7 @@ func (n *Node) sweep(ctx context.Context) {
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: sweep: failed", "err", err)
+			n.followFailover(err)
 		}
 		return
 	}
