@@ -67,7 +67,8 @@
 //     partition's);
 //   - q:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
-//   - q:events, the partition's pub/sub channel.
+//   - q:events, the partition's pub/sub channel, sharded (SPUBLISH and
+//     SSUBSCRIBE): its messages stay on the partition's shard.
 //
 // The cluster-wide records stay under the prefix, in its one slot:
 //

@@ -30,18 +30,20 @@ func (n *Node) Start(ctx context.Context) error {
 		n.abortStart()
 		return failed("start", err)
 	}
-	ps := n.st.rdb.Subscribe(ctx, n.st.membershipChannel())
+	ps := n.rdb.Subscribe(ctx, n.st.membershipChannel())
 	if _, err := ps.Receive(ctx); err != nil {
 		_ = ps.Close()
 		n.abortStart()
 		return failed("start: subscribe", err)
 	}
-	n.subMu.Lock()
-	n.ps = ps
-	n.subMu.Unlock()
-	n.refreshMembers(ctx)
 	bg, cancel := context.WithCancel(context.Background())
 	n.bgCancel = cancel
+	n.subMu.Lock()
+	n.loops = bg
+	n.subMu.Unlock()
+	// Joins the membership and subscribes to the owned partitions'
+	// channels, each with its listening loop.
+	n.refreshMembers(ctx)
 	hb, hbCancel := context.WithCancel(context.Background())
 	n.hbCancel = hbCancel
 	n.bg.Add(6)

@@ -70,12 +70,13 @@ type Node struct {
 	standbyKick chan struct{}      // asks the standby loop to look now
 	trimKick    chan struct{}      // asks the trim loop to trim the done records now
 
-	// subMu guards ps and subscribed, and orders the changes of the
-	// subscription; it is held across the (un)subscribe calls, never
+	// subMu guards loops, shards and shared, and orders the changes of
+	// the subscriptions; it is held across the (un)subscribe calls, never
 	// with mu.
-	subMu      sync.Mutex
-	ps         *redis.PubSub      // the node's subscription, from Start on
-	subscribed map[string]bool    // the partitions' channels ps is subscribed to
+	subMu  sync.Mutex
+	loops  context.Context     // the listening loops' ctx, from Start until Stop (nil otherwise)
+	shards map[string]shardSub // the sharded subscription of each partition's channel (pubsub.go)
+	shared *redis.PubSub       // the one sharded subscription of every channel, on a client that is not a cluster's
 	regCancel  context.CancelFunc // ends the record's renewal while stopping
 	reg        sync.WaitGroup     // the record's renewal while stopping
 	calls      sync.WaitGroup     // Redis calls on the lease path still running (bounded)
@@ -164,7 +165,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		renewKick:   make(chan struct{}, 1),
 		standbyKick: make(chan struct{}, 1),
 		trimKick:    make(chan struct{}, 1),
-		subscribed:  make(map[string]bool),
+		shards:      make(map[string]shardSub),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
 	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {

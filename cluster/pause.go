@@ -56,7 +56,7 @@ for i = 0, n - 1, 1000 do
   end
   if #args > 0 then redis.call('ZADD', KEYS[1], unpack(args)) end
 end
-redis.call('PUBLISH', ARGV[2], 'resumed ' .. ARGV[1])
+redis.call('SPUBLISH', ARGV[2], 'resumed ' .. ARGV[1])
 return 1
 `)
 

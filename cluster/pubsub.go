@@ -42,42 +42,76 @@ func (n *Node) announceMembership(ctx context.Context) {
 	}
 }
 
-// subscribe makes the node's subscription cover exactly the partitions'
-// channels in want (and the membership channel, which it keeps).
+// subscribe makes the node's sharded subscriptions cover exactly the
+// partitions' channels in want. A partition's channel is sharded
+// (SSUBSCRIBE, SPUBLISH in the scripts): its messages stay on the shard
+// that holds the partition, where a plain PUBLISH would be forwarded to
+// every server of a Redis Cluster. On a Redis Cluster a sharded
+// subscription is to the master of its channel's slot, so each channel has
+// a subscription (a connection) of its own, which follows a failover of
+// that slot when it reconnects; on one server, one subscription carries
+// them all. Each subscription has its listening loop.
 func (n *Node) subscribe(ctx context.Context, want map[string]bool) error {
 	n.subMu.Lock()
 	defer n.subMu.Unlock()
-	if n.ps == nil {
-		return nil
+	if n.loops == nil {
+		return nil // not started, or stopped
 	}
 	var add, drop []string
 	for c := range want {
-		if !n.subscribed[c] {
+		if _, ok := n.shards[c]; !ok {
 			add = append(add, c)
 		}
 	}
-	for c := range n.subscribed {
+	for c := range n.shards {
 		if !want[c] {
 			drop = append(drop, c)
 		}
 	}
-	if len(add) > 0 {
-		if err := n.ps.Subscribe(ctx, add...); err != nil {
-			return err
+	if cc, ok := n.rdb.(*redis.ClusterClient); ok {
+		for _, c := range drop {
+			n.shards[c].stop()
+			delete(n.shards, c)
 		}
 		for _, c := range add {
-			n.subscribed[c] = true
+			ps := cc.SSubscribe(ctx, c)
+			lctx, stop := context.WithCancel(n.loops)
+			n.bg.Add(1)
+			go n.listenLoop(lctx, ps)
+			n.shards[c] = shardSub{ps: ps, stop: stop}
 		}
+		return nil
+	}
+	if n.shared == nil {
+		n.shared = n.rdb.SSubscribe(ctx)
+		n.bg.Add(1)
+		go n.listenLoop(n.loops, n.shared)
 	}
 	if len(drop) > 0 {
-		if err := n.ps.Unsubscribe(ctx, drop...); err != nil {
+		if err := n.shared.SUnsubscribe(ctx, drop...); err != nil {
 			return err
 		}
 		for _, c := range drop {
-			delete(n.subscribed, c)
+			delete(n.shards, c)
+		}
+	}
+	if len(add) > 0 {
+		if err := n.shared.SSubscribe(ctx, add...); err != nil {
+			return err
+		}
+		for _, c := range add {
+			n.shards[c] = shardSub{ps: n.shared, stop: func() {}}
 		}
 	}
 	return nil
+}
+
+// shardSub is the sharded subscription that carries one partition's
+// channel, and what ends its listening loop (nothing for a subscription
+// shared by every channel).
+type shardSub struct {
+	ps   *redis.PubSub
+	stop context.CancelFunc
 }
 
 // sharesMoved follows a change of this node's share: it subscribes to the
@@ -115,13 +149,13 @@ func kickNow(kick chan struct{}) {
 // script that includes it names the channel where it says so.
 const luaPublish = `
 local function publish_pending(channel, due, kind, id)
-  redis.call('PUBLISH', channel, due .. ' ' .. kind .. ' ' .. id)
+  redis.call('SPUBLISH', channel, due .. ' ' .. kind .. ' ' .. id)
 end
 local function publish_claimed(channel, id)
-  redis.call('PUBLISH', channel, 'claimed ' .. id)
+  redis.call('SPUBLISH', channel, 'claimed ' .. id)
 end
 local function publish_canceled(channel, id)
-  redis.call('PUBLISH', channel, 'canceled ' .. id)
+  redis.call('SPUBLISH', channel, 'canceled ' .. id)
 end
 `
 
