@@ -73,13 +73,13 @@ type Node struct {
 	// subMu guards loops, shards and shared, and orders the changes of
 	// the subscriptions; it is held across the (un)subscribe calls, never
 	// with mu.
-	subMu  sync.Mutex
-	loops  context.Context     // the listening loops' ctx, from Start until Stop (nil otherwise)
-	shards map[string]shardSub // the sharded subscription of each partition's channel (pubsub.go)
-	shared *redis.PubSub       // the one sharded subscription of every channel, on a client that is not a cluster's
-	regCancel  context.CancelFunc // ends the record's renewal while stopping
-	reg        sync.WaitGroup     // the record's renewal while stopping
-	calls      sync.WaitGroup     // Redis calls on the lease path still running (bounded)
+	subMu     sync.Mutex
+	loops     context.Context     // the listening loops' ctx, from Start until Stop (nil otherwise)
+	shards    map[string]shardSub // the sharded subscription of each partition's channel (pubsub.go)
+	shared    *redis.PubSub       // the one sharded subscription of every channel, on a client that is not a cluster's
+	regCancel context.CancelFunc  // ends the record's renewal while stopping
+	reg       sync.WaitGroup      // the record's renewal while stopping
+	calls     sync.WaitGroup      // Redis calls on the lease path still running (bounded)
 }
 
 // kindHandler is the handler of one kind and its settings.
