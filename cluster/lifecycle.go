@@ -78,7 +78,7 @@ func (n *Node) Stop(ctx context.Context) error {
 		return nil
 	}
 	n.announceStopping()
-	n.bgCancel()
+	n.endLoops()
 	n.bg.Wait()
 	n.sched.Shutdown()
 	err := n.sched.AwaitTermination(ctx)
@@ -101,7 +101,7 @@ func (n *Node) StopNow() {
 	}
 	n.announceStopping()
 	n.runCancel(errKilled)
-	n.bgCancel()
+	n.endLoops()
 	n.bg.Wait()
 	n.sched.ShutdownNow()
 	_ = n.sched.AwaitTermination(context.Background())
@@ -161,4 +161,14 @@ func (n *Node) endStop() {
 	clear(n.loaded)
 	clear(n.ready)
 	n.mu.Unlock()
+}
+
+// endLoops ends the background loops, the listening loops of the
+// subscriptions among them; a share that moves meanwhile subscribes no
+// more.
+func (n *Node) endLoops() {
+	n.subMu.Lock()
+	n.loops = nil
+	n.subMu.Unlock()
+	n.bgCancel()
 }

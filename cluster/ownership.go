@@ -71,14 +71,14 @@ func (s shares) channels(parts []partition) map[string]bool {
 // countAny counts the partitions set for at least one kind.
 func countAny(byKind map[string][]bool) int {
 	n := 0
-	var any []bool
+	var seen []bool
 	for _, set := range byKind {
-		if any == nil {
-			any = make([]bool, len(set))
+		if seen == nil {
+			seen = make([]bool, len(set))
 		}
 		for i, ok := range set {
-			if ok && !any[i] {
-				any[i] = true
+			if ok && !seen[i] {
+				seen[i] = true
 				n++
 			}
 		}

@@ -116,13 +116,15 @@ type shardSub struct {
 
 // sharesMoved follows a change of this node's share: it subscribes to the
 // channels of the partitions it now owns (and drops the others), unloads
-// the tasks it no longer owns, and sweeps the ones it now owns.
+// the tasks it no longer owns (but those it claims as a backup, which the
+// standby's next look, asked for here, sorts out), and sweeps the ones it
+// now owns.
 func (n *Node) sharesMoved(ctx context.Context) {
 	n.mu.Lock()
 	want := n.shares.channels(n.st.parts)
 	var drop []string
 	for id, e := range n.loaded {
-		if !n.shares.owns(e.kind, n.st.partOf(id).index) {
+		if !e.backup && !n.shares.owns(e.kind, n.st.partOf(id).index) {
 			drop = append(drop, id)
 		}
 	}

@@ -183,13 +183,13 @@ type pendingTask struct {
 }
 
 // load reads the pending tasks of the given partitions (by kind, by
-// partition index) due between min and max (ZRANGE BYSCORE bounds), at
+// partition index) due between lo and hi (ZRANGE BYSCORE bounds), at
 // most limit in all, shared evenly among the partitions and kinds; newest
 // reads the latest first. A kind paused in a partition is left out. It is
 // one pipeline: a range of the kind's pending index and a look at the
 // paused set per partition and kind. full is true if some range hit its
 // share of the limit.
-func (s store) load(ctx context.Context, which map[string][]bool, min, max string, newest bool, limit int) (tasks []pendingTask, full bool, err error) {
+func (s store) load(ctx context.Context, which map[string][]bool, lo, hi string, newest bool, limit int) (tasks []pendingTask, full bool, err error) {
 	type read struct {
 		kind   string
 		paused *redis.BoolCmd
@@ -206,7 +206,7 @@ func (s store) load(ctx context.Context, which map[string][]bool, min, max strin
 	if pairs == 0 {
 		return nil, false, nil
 	}
-	share := int64(max1(limit / pairs))
+	share := int64(max(limit/pairs, 1))
 	pipe := s.rdb.Pipeline()
 	var reads []read
 	for kind, parts := range which {
@@ -216,9 +216,9 @@ func (s store) load(ctx context.Context, which map[string][]bool, min, max strin
 			}
 			p := s.parts[i]
 			r := read{kind: kind, paused: pipe.SIsMember(ctx, p.paused(), kind)}
-			args := redis.ZRangeArgs{Key: p.kindIndex(Pending, kind), ByScore: true, Start: min, Stop: max, Count: share}
+			args := redis.ZRangeArgs{Key: p.kindIndex(Pending, kind), ByScore: true, Start: lo, Stop: hi, Count: share}
 			if newest {
-				args.Start, args.Stop, args.Rev = max, min, true
+				args.Start, args.Stop, args.Rev = hi, lo, true
 			}
 			r.rng = pipe.ZRangeArgsWithScores(ctx, args)
 			reads = append(reads, r)
@@ -239,6 +239,3 @@ func (s store) load(ctx context.Context, which map[string][]bool, min, max strin
 	}
 	return tasks, full, nil
 }
-
-// max1 is n, or 1 if n is less.
-func max1(n int) int { return max(n, 1) }
