@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -57,9 +56,6 @@ local function now()
   return string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
 end
 `
-
-// micros is t in the store's unit, as the scripts take it.
-func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }
 
 // parseMicros converts the store's unit back; Redis may write a score as
 // "1.7e+15" style only for non-integers, which the store never writes.
