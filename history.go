@@ -1,8 +1,10 @@
 package scheduler
 
 import (
+	"errors"
 	"math/bits"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -36,6 +38,31 @@ type RunHistory struct {
 	// LatenessP50 and LatenessP99 are over the whole window, 0 when there
 	// was no run.
 	LatenessP50, LatenessP99 time.Duration
+	// Failures holds the latest failed runs, newest first: at most
+	// RecentFailuresKept of them, whether or not they ended in the window.
+	// FailuresRecorded counts every failed run since the recording
+	// started, so FailuresRecorded - len(Failures) of them are no longer
+	// listed.
+	Failures         []RunFailure
+	FailuresRecorded int
+}
+
+// RecentFailuresKept is how many failed runs RunHistory lists at most.
+const RecentFailuresKept = 50
+
+// RunFailure is one failed run: the task, when it ended by the
+// scheduler's clock, and why (the error it returned, or the panic with its
+// stack).
+type RunFailure struct {
+	ID    TaskID
+	Name  string // WithName's, or ""
+	Kind  TaskKind
+	Due   time.Time // the run's nominal due time
+	Ended time.Time
+	Error string // err.Error()
+	// Stack is the goroutine's stack when the run panicked ([PanicError]),
+	// nil otherwise. It is shared: do not modify it.
+	Stack []byte
 }
 
 // RunSecond is one second of a [RunHistory].
@@ -80,12 +107,44 @@ func (s *Scheduler) RunHistory(window time.Duration) RunHistory {
 		out.Seconds = append(out.Seconds, rs)
 	}
 	out.LatenessP50, out.LatenessP99 = quantile(&total, 0.50), quantile(&total, 0.99)
+	out.Failures, out.FailuresRecorded = h.failures.list()
 	return out
 }
 
-// runHistory holds one slot per second, reused every historySeconds.
+// runHistory holds one slot per second, reused every historySeconds, and
+// the latest failed runs.
 type runHistory struct {
-	slots [historySeconds]historySlot
+	slots    [historySeconds]historySlot
+	failures failureRing
+}
+
+// failureRing keeps the latest RecentFailuresKept failed runs. Only a
+// failed run takes its lock; a run that succeeds never touches it.
+type failureRing struct {
+	mu    sync.Mutex // guards buf, next and total
+	buf   [RecentFailuresKept]RunFailure
+	next  int // where the next failure goes
+	total int // failures added so far
+}
+
+func (r *failureRing) add(f RunFailure) {
+	r.mu.Lock()
+	r.buf[r.next] = f
+	r.next = (r.next + 1) % RecentFailuresKept
+	r.total++
+	r.mu.Unlock()
+}
+
+// list returns the failures kept, newest first, and how many were added.
+func (r *failureRing) list() ([]RunFailure, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := min(r.total, RecentFailuresKept)
+	out := make([]RunFailure, 0, n)
+	for i := 1; i <= n; i++ {
+		out = append(out, r.buf[(r.next-i+RecentFailuresKept)%RecentFailuresKept])
+	}
+	return out, r.total
 }
 
 // historySlot counts the runs of one second. A run is counted once, in its
@@ -140,6 +199,9 @@ func (s *Scheduler) recordRun(rec *runRecord, err error) {
 	if h == nil {
 		return
 	}
+	if err != nil {
+		h.failures.add(s.runFailure(rec, err))
+	}
 	sec := rec.started / int64(time.Second)
 	if sec < 0 {
 		return
@@ -152,6 +214,23 @@ func (s *Scheduler) recordRun(rec *runRecord, err error) {
 		sl.failed.Add(1)
 	}
 	sl.late[latenessBucket(rec.started-rec.due-rec.jitter)].Add(1)
+}
+
+// runFailure describes rec's run, which failed with err.
+func (s *Scheduler) runFailure(rec *runRecord, err error) RunFailure {
+	f := RunFailure{
+		ID:    TaskID(rec.t.seq),
+		Name:  rec.t.Name(),
+		Kind:  rec.t.kind(),
+		Due:   s.q.origin.Add(time.Duration(rec.due)),
+		Ended: s.q.origin.Add(time.Duration(s.q.now())),
+		Error: err.Error(),
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		f.Stack = pe.Stack
+	}
+	return f
 }
 
 // latenessBucket returns the histogram bucket of a lateness of late
