@@ -163,8 +163,8 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	}
 
 	// Retry: one click, and the task is pending again in Redis.
-	visit("retry", chromedp.Click(chromedp.CSS("#retry")), chromedp.WaitVisible(chromedp.CSS("#message")))
-	if msg := text("#message"); !strings.Contains(msg, "task "+dead+" retried") {
+	visit("retry", chromedp.Click(chromedp.CSS("#retry")), chromedp.WaitVisible(chromedp.CSS("#flash")))
+	if msg := text("#flash.flash-ok"); !strings.Contains(msg, "task "+dead+" retried") {
 		t.Errorf("after Retry the page says %q", msg)
 	}
 	if info, _, err := node.Get(context.Background(), dead); err != nil || info.State != cluster.Pending {
@@ -176,8 +176,15 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 
 	// Cancel a pending task: gone from Redis.
 	visit("pending task", chromedp.Navigate(base+"cluster/task?id="+pending), chromedp.WaitVisible(chromedp.CSS("#cancel")))
-	visit("cancel", chromedp.Click(chromedp.CSS("#cancel")), chromedp.WaitVisible(chromedp.CSS("#message")))
-	if msg := text("#message"); !strings.Contains(msg, "task "+pending+" canceled") {
+	visit("cancel", chromedp.Click(chromedp.CSS("#cancel")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if q := text("#confirm-question"); q != "Cancel task "+pending+"?" {
+		t.Errorf("Cancel asks %q", q)
+	}
+	if _, ok, err := node.Get(context.Background(), pending); err != nil || !ok {
+		t.Errorf("Cancel acted before the confirmation (%v, %v)", ok, err)
+	}
+	visit("confirm cancel", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("#flash")))
+	if msg := text("#flash.flash-ok"); !strings.Contains(msg, "task "+pending+" canceled") {
 		t.Errorf("after Cancel the page says %q", msg)
 	}
 	if _, ok, err := node.Get(context.Background(), pending); err != nil || ok {
@@ -213,9 +220,9 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	}
 	var wantPeriodic []string
 	for _, p := range periodic {
-		wantPeriodic = append(wantPeriodic, p.Name+" "+p.Trigger+" "+p.Next.UTC().Format("2006-01-02 15:04:05.000")+" UTC")
+		wantPeriodic = append(wantPeriodic, p.Name+" "+p.Trigger+" "+p.Next.UTC().Format("2006-01-02 15:04:05")+" UTC")
 	}
-	gotPeriodic := eval(`Array.from(document.querySelectorAll("#periodic tbody tr")).map(r => [r.querySelector("td.name a").textContent, r.querySelector("td.trigger").textContent, r.querySelector("td.next").textContent].join(" "))`)
+	gotPeriodic := eval(`Array.from(document.querySelectorAll("#periodic tbody tr")).map(r => [r.querySelector("td.name a").textContent, r.querySelector("td.trigger").textContent, r.querySelector("td.next time").textContent].join(" "))`)
 	if !slices.Equal(gotPeriodic, wantPeriodic) || len(wantPeriodic) != 1 {
 		t.Errorf("periodic page rows %q, PeriodicTasks says %q", gotPeriodic, wantPeriodic)
 	}

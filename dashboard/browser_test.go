@@ -181,14 +181,28 @@ func TestBrowserShowsTheSchedulerAndCancelsATask(t *testing.T) {
 		}
 	}
 
-	// Cancel: one click, and the scheduler has canceled the task.
+	// Cancel: a click asks first, naming the task; the second click
+	// cancels it.
 	if err := chromedp.Do(browser,
 		chromedp.Click(chromedp.CSS(fmt.Sprintf("#cancel-%d", victimID))),
-		chromedp.WaitVisible(chromedp.CSS("#message")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm")),
 	); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
-	message, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#message")))
+	question, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#confirm-question")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if question != fmt.Sprintf("Cancel task %d, victim?", victimID) || victim.IsCanceled() {
+		t.Errorf("the confirmation asks %q (canceled already: %v)", question, victim.IsCanceled())
+	}
+	if err := chromedp.Do(browser,
+		chromedp.Click(chromedp.CSS("#confirm")),
+		chromedp.WaitVisible(chromedp.CSS("#flash")),
+	); err != nil {
+		t.Fatalf("confirm cancel: %v", err)
+	}
+	message, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#flash.flash-ok")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (h *Handler) clusterError(w http.ResponseWriter, r *http.Request, err error
 	if errors.Is(err, scheduler.ErrInvalidArgument) || errors.Is(err, ErrInvalidArgument) {
 		code = http.StatusBadRequest
 	}
-	h.renderStatus(w, r, code, "error", "Error", err.Error(), "")
+	h.refuse(w, r, code, err.Error(), "")
 }
 
 // clusterOverviewData is the cluster overview: counts by state, in all and
@@ -74,7 +74,7 @@ func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := clusterOverviewData{Counts: counts, Kinds: kinds, Failures: dead.Tasks, More: dead.Next != ""}
-	h.render(w, r, "cluster", "Cluster", d, r.URL.Query().Get("msg"))
+	h.render(w, r, http.StatusOK, "cluster", "Cluster", d)
 }
 
 // clusterTasksData is one page of a listing by state, and kind if given.
@@ -84,8 +84,18 @@ type clusterTasksData struct {
 	States []cluster.State
 	Limit  int
 	Cursor string // the page's own cursor, "" for the first
-	Tasks  []cluster.Info
+	Tasks  []taskRow
 	Next   string // the next page's cursor, "" after the last
+	// Counts are the tabs' counts, of Kind if given.
+	Counts cluster.Counts
+	// Total is the count of State, for "all N matching".
+	Total int64
+}
+
+// taskRow is one task of a listing.
+type taskRow struct {
+	cluster.Info
+	Canceled bool // a done record of a canceled task
 }
 
 func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
@@ -107,21 +117,68 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 		h.clusterError(w, r, err)
 		return
 	}
-	d := clusterTasksData{State: state, Kind: kind, States: states, Limit: limit, Cursor: q.Get("cursor"), Tasks: page.Tasks, Next: page.Next}
-	h.render(w, r, "cluster_tasks", "Tasks", d, q.Get("msg"))
+	counts, err := h.stateCounts(ctx, kind)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
+	d := clusterTasksData{State: state, Kind: kind, States: states, Limit: limit, Cursor: q.Get("cursor"), Next: page.Next,
+		Counts: counts, Total: countOf(counts, state)}
+	for _, t := range page.Tasks {
+		d.Tasks = append(d.Tasks, taskRow{Info: t, Canceled: wasCanceled(t)})
+	}
+	h.render(w, r, http.StatusOK, "cluster_tasks", "Tasks", d)
 }
 
-// pageLimit reads a ?limit= query: the page size unless given, at most the
-// page size.
+// stateCounts counts the stored tasks by state, of kind if not "".
+func (h *Handler) stateCounts(ctx context.Context, kind string) (cluster.Counts, error) {
+	all, kinds, err := h.cfg.node.CountsByKind(ctx)
+	if err != nil || kind == "" {
+		return all, err
+	}
+	for _, k := range kinds {
+		if k.Kind == kind {
+			return k.Counts, nil
+		}
+	}
+	return cluster.Counts{}, nil
+}
+
+// countOf is c's count of state.
+func countOf(c cluster.Counts, state cluster.State) int64 {
+	switch state {
+	case cluster.Pending:
+		return c.Pending
+	case cluster.Running:
+		return c.Running
+	case cluster.Dead:
+		return c.Dead
+	case cluster.Done:
+		return c.Done
+	}
+	return 0
+}
+
+// wasCanceled reports whether a done record is of a task Node.Cancel
+// removed rather than one that completed: its last run record says so.
+func wasCanceled(info cluster.Info) bool {
+	if info.State != cluster.Done || len(info.History) == 0 {
+		return false
+	}
+	return info.History[len(info.History)-1].Outcome == cluster.OutcomeCanceled
+}
+
+// pageLimit reads a ?limit= query: the page size unless given, else a
+// whole number from 1 to cluster.MaxPage; anything else is refused.
 func (h *Handler) pageLimit(q string) (int, error) {
 	if q == "" {
 		return h.cfg.pageSize, nil
 	}
 	n, err := strconv.Atoi(q)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%w: limit %q: must be a positive whole number", ErrInvalidArgument, q)
+	if err != nil || n < 1 || n > cluster.MaxPage {
+		return 0, fmt.Errorf("%w: limit %q: must be a whole number from 1 to %d", ErrInvalidArgument, q, cluster.MaxPage)
 	}
-	return min(n, h.cfg.pageSize), nil
+	return n, nil
 }
 
 // clusterTaskData is one task's page.
@@ -134,8 +191,13 @@ type clusterTaskData struct {
 	// panic's stack), if any.
 	Error, Stack string
 	// RescheduleAt is the reschedule field's first value: the task's
-	// next run, in the field's UTC format.
+	// next run, in the field's format and the page's zone.
 	RescheduleAt string
+	// Canceled: a done record of a task Node.Cancel removed.
+	Canceled bool
+	// FailedInHistory counts the failed, timed-out and lost runs among
+	// the runs recorded, which a Retry does not forget.
+	FailedInHistory int
 }
 
 func (h *Handler) clusterTask(w http.ResponseWriter, r *http.Request) {
@@ -160,9 +222,15 @@ func (h *Handler) clusterTask(w http.ResponseWriter, r *http.Request) {
 		d.Info = info
 		d.Payload = viewPayload(info.Payload, q.Get("payload") == "all")
 		d.Error, d.Stack, _ = strings.Cut(info.LastError, "\n")
-		d.RescheduleAt = info.Due.UTC().Format(rescheduleLayout)
+		d.RescheduleAt = nextRun(info).In(zoneOf(r)).Format(rescheduleLayout)
+		d.Canceled = wasCanceled(info)
+		for _, run := range info.History {
+			if run.Outcome == cluster.OutcomeFailed || run.Outcome == cluster.OutcomeTimedOut || run.Outcome == cluster.OutcomeLost {
+				d.FailedInHistory++
+			}
+		}
 	}
-	h.renderStatus(w, r, code, "cluster_task", "Task "+id, d, q.Get("msg"))
+	h.render(w, r, code, "cluster_task", "Task "+id, d)
 }
 
 // clusterNodesData is the nodes page: the live nodes' records, and the
@@ -187,7 +255,7 @@ func (h *Handler) clusterNodes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := clusterNodesData{Members: members, Health: health, Self: h.cfg.node.Name()}
-	h.render(w, r, "cluster_nodes", "Nodes", d, r.URL.Query().Get("msg"))
+	h.render(w, r, http.StatusOK, "cluster_nodes", "Nodes", d)
 }
 
 // clusterPeriodicData is the periodic tasks page.
@@ -222,5 +290,8 @@ func (h *Handler) clusterPeriodic(w http.ResponseWriter, r *http.Request) {
 	for _, t := range tasks {
 		d.Tasks = append(d.Tasks, periodicRow{PeriodicInfo: t, Kind: "@" + t.Name})
 	}
-	h.render(w, r, "cluster_periodic", "Periodic tasks", d, r.URL.Query().Get("msg"))
+	h.render(w, r, http.StatusOK, "cluster_periodic", "Periodic tasks", d)
 }
+
+// nextRun is when a pending task runs next: its due time.
+func nextRun(info cluster.Info) time.Time { return info.Due }

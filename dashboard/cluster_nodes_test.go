@@ -101,8 +101,9 @@ func TestClusterPeriodicPageShowsNextDueAndLastRun(t *testing.T) {
 	mustContain(t, body,
 		`<a href="tasks?state=pending&amp;kind=%40refresh-rates">refresh-rates</a>`,
 		`<td class="trigger">@every 1s</td>`,
-		`<td class="next">`+p.Next.UTC().Format("2006-01-02 15:04:05.000")+" UTC</td>",
-		"due "+p.LastRun.Due.UTC().Format("2006-01-02 15:04:05.000")+" UTC, on "+worker.Name(),
+		`<td class="next"><time datetime="`+p.Next.UTC().Format(time.RFC3339Nano)+`">`+p.Next.UTC().Format("2006-01-02 15:04:05")+" UTC</time>",
+		"due <time datetime=\""+p.LastRun.Due.UTC().Format(time.RFC3339Nano)+"\">"+p.LastRun.Due.UTC().Format("2006-01-02 15:04:05")+" UTC</time>",
+		", on "+worker.Name(),
 		`<td class="outcome outcome-succeeded">succeeded</td>`,
 		`<input type="hidden" name="kind" value="@refresh-rates">`)
 

@@ -50,7 +50,7 @@ func TestClusterOverviewCountsByKindAndPausesAndResumesAKind(t *testing.T) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("pause: %d", code)
 	}
-	mustContain(t, body, "kind email paused", `<td class="kind">email <span class="tag">paused</span></td>`, `action="resume"`)
+	mustContain(t, body, "kind email paused", `<td data-label="Kind" class="kind">email <span class="tag">paused</span></td>`, `action="resume"`)
 	if paused, err := node.PausedKinds(context.Background()); err != nil || !slices.Equal(paused, []string{"email"}) {
 		t.Errorf("after pause, PausedKinds says %v (%v)", paused, err)
 	}
@@ -130,8 +130,8 @@ func TestClusterTaskPageShowsRunHistoryOwnerRetryingAndDone(t *testing.T) {
 	_, body := get(t, srv+"/cluster/task?id="+flaky)
 	run := info.History[0]
 	mustContain(t, body, `<span class="tag" id="retrying">retrying</span>`,
-		fmt.Sprintf(`<tr class="outcome-failed"><td>%s</td>`, run.Node),
-		`<td class="outcome">failed</td><td class="error">timeout talking to upstream</td>`)
+		fmt.Sprintf(`<tr class="outcome-failed"><td data-label="Node">%s</td>`, run.Node),
+		`<td data-label="Outcome" class="outcome">failed</td><td data-label="Error" class="error">timeout talking to upstream</td>`)
 	_, body = get(t, srv+"/cluster/tasks?state=pending")
 	mustContain(t, body, flaky+`</a> <span class="tag">retrying</span>`)
 
@@ -150,7 +150,7 @@ func TestClusterTaskPageShowsRunHistoryOwnerRetryingAndDone(t *testing.T) {
 	if info.State != cluster.Running || info.Owner != worker.Name() {
 		t.Errorf("slow task %+v, want running on %s", info, worker.Name())
 	}
-	mustContain(t, body, `<span id="state">running</span>`, `<td id="owner">`+worker.Name()+", since")
+	mustContain(t, body, `<span id="state" class="state-running">running</span>`, `<td id="owner">`+worker.Name()+", since")
 	close(release)
 	stopWorker(t, worker)
 
@@ -165,7 +165,7 @@ func TestClusterTaskPageShowsRunHistoryOwnerRetryingAndDone(t *testing.T) {
 		t.Errorf("done tasks %v, want [%s]", ids, slow)
 	}
 	_, body = get(t, srv+"/cluster/task?id="+slow)
-	mustContain(t, body, `<span id="state">done</span>`, `<td class="outcome">succeeded</td>`, "<th>Finished</th>")
+	mustContain(t, body, `<span id="state" class="state-done">completed</span>`, `<td data-label="Outcome" class="outcome">succeeded</td>`, "<th>Finished</th>")
 	if strings.Contains(body, `method="post"`) {
 		t.Error("a done record offers actions")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"html"
 	"net/http"
 	"net/url"
@@ -133,9 +134,14 @@ func TestClusterTasksPagesFollowTheCursorThroughEveryTask(t *testing.T) {
 	if n := len(listedIDs(body)); n != 2 {
 		t.Errorf("limit=2 lists %d tasks", n)
 	}
+	// A larger one too, up to cluster.MaxPage: never silently cut.
 	_, body = get(t, srv+"/cluster/tasks?state=pending&limit=500")
-	if n := len(listedIDs(body)); n != 3 {
-		t.Errorf("limit=500 with page size 3 lists %d tasks", n)
+	if n := len(listedIDs(body)); n != len(wantIDs) {
+		t.Errorf("limit=500 with page size 3 lists %d tasks, want all %d", n, len(wantIDs))
+	}
+	code, body := get(t, srv+"/cluster/tasks?state=pending&limit=1001")
+	if code != http.StatusBadRequest || !strings.Contains(body, "must be a whole number from 1 to 1000") {
+		t.Errorf("limit=1001: %d, want 400 saying the most", code)
 	}
 }
 
@@ -155,8 +161,8 @@ func TestClusterTaskPageShowsTheTaskAndItsLastError(t *testing.T) {
 		t.Fatalf("GET task: %d", code)
 	}
 	mustContain(t, body,
-		`<span id="state">dead</span>`, `<a href="tasks?state=dead&amp;kind=resize">resize</a>`,
-		fmt.Sprintf(`<td id="attempt">%d (retry limit %d)</td>`, info.Attempt, info.MaxRetries),
+		`<span id="state" class="state-dead">dead</span>`, `<a href="tasks?state=dead&amp;kind=resize">resize</a>`,
+		fmt.Sprintf(`<td id="attempt">%d counted toward the retry limit of %d</td>`, info.Attempt, info.MaxRetries),
 		`<pre class="error" id="last-error">decoder failed</pre>`,
 		`<pre id="stack">goroutine 7 [running]:`+"\n"+`main.resize()</pre>`,
 		// JSON is indented, and escaped like every value.
@@ -216,7 +222,7 @@ func TestClusterPagesEscapeKindPayloadAndError(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("GET %s: %d", path, code)
 		}
-		if strings.Contains(body, "<script") {
+		if strings.Contains(body, "<script>") {
 			t.Errorf("%s: a raw <script> reached the page:\n%s", path, body)
 		}
 		mustContain(t, body, escaped(kind), escaped(errText))
@@ -231,9 +237,17 @@ func TestClusterPagesEscapeKindPayloadAndError(t *testing.T) {
 func postAction(t *testing.T, srv, token, action string, form url.Values) (int, string) {
 	t.Helper()
 	form.Set("csrf", token)
-	resp := post(t, srv+"/cluster/"+action, form)
+	resp, err := noRedirect.PostForm(srv+"/cluster/"+action, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if resp.StatusCode != http.StatusSeeOther {
-		return resp.StatusCode, ""
+		return resp.StatusCode, string(b)
 	}
 	loc, err := resp.Location()
 	if err != nil {
@@ -280,20 +294,31 @@ func TestClusterActionsChangeTheStore(t *testing.T) {
 		t.Errorf("rescheduled task due %v, want %v", info.Due, at)
 	}
 
-	// Cancel a pending task, retry a dead one, delete another.
-	if code, body := postAction(t, srv, token, "cancel", url.Values{"id": {toCancel}}); code != http.StatusSeeOther || !strings.Contains(body, "task "+toCancel+" canceled") {
+	// Cancel a pending task, retry a dead one, delete another. Cancel
+	// and delete ask first, naming the task, and do nothing until
+	// confirmed.
+	for action, id := range map[string]string{"cancel": toCancel, "delete": toDelete} {
+		code, body := postAction(t, srv, token, action, url.Values{"id": {id}})
+		if code != http.StatusOK || !strings.Contains(body, "task "+id+"?") || !strings.Contains(body, `name="confirmed" value="1"`) {
+			t.Errorf("%s without confirmation: %d, want the confirmation page naming %s", action, code, id)
+		}
+		if _, ok := getInfo(t, node, id); !ok {
+			t.Errorf("%s without confirmation removed the task", action)
+		}
+	}
+	if code, body := postAction(t, srv, token, "cancel", url.Values{"id": {toCancel}, "confirmed": {"1"}}); code != http.StatusSeeOther || !strings.Contains(body, "task "+toCancel+" canceled") {
 		t.Errorf("cancel: %d %q", code, body)
 	}
 	if _, ok := getInfo(t, node, toCancel); ok {
 		t.Error("the canceled task is still stored")
 	}
-	if code, body := postAction(t, srv, token, "retry", url.Values{"id": {toRetry}}); code != http.StatusSeeOther || !strings.Contains(body, `<span id="state">pending</span>`) {
+	if code, body := postAction(t, srv, token, "retry", url.Values{"id": {toRetry}}); code != http.StatusSeeOther || !strings.Contains(body, `<span id="state" class="state-pending">pending</span>`) {
 		t.Errorf("retry: %d %q", code, body)
 	}
 	if info, _ := getInfo(t, node, toRetry); info.State != cluster.Pending || info.Attempt != 0 {
 		t.Errorf("retried task %+v, want pending with no failed run", info)
 	}
-	if code, _ := postAction(t, srv, token, "delete", url.Values{"id": {toDelete}}); code != http.StatusSeeOther {
+	if code, _ := postAction(t, srv, token, "delete", url.Values{"id": {toDelete}, "confirmed": {"1"}}); code != http.StatusSeeOther {
 		t.Errorf("delete: %d", code)
 	}
 	if _, ok := getInfo(t, node, toDelete); ok {
@@ -301,12 +326,14 @@ func TestClusterActionsChangeTheStore(t *testing.T) {
 	}
 
 	// An action the state forbids is refused with the cluster's reason,
-	// and changes nothing.
-	if _, body := postAction(t, srv, token, "retry", url.Values{"id": {first}}); !strings.Contains(body, "the task is pending") {
-		t.Errorf("retry of a pending task: page says %q", body)
+	// as an error (409 Conflict, 404 Not Found), and changes nothing.
+	if code, body := postAction(t, srv, token, "retry", url.Values{"id": {first}}); code != http.StatusConflict || !strings.Contains(body, "the task is pending") || !strings.Contains(body, `class="flash flash-error"`) {
+		t.Errorf("retry of a pending task: %d, page says %q", code, body)
 	}
-	if _, body := postAction(t, srv, token, "delete", url.Values{"id": {"no-such-task"}}); !strings.Contains(body, "no such task") {
-		t.Errorf("delete of an unknown task: page says %q", body)
+	for _, confirmed := range []string{"", "1"} {
+		if code, body := postAction(t, srv, token, "delete", url.Values{"id": {"no-such-task"}, "confirmed": {confirmed}}); code != http.StatusNotFound || !strings.Contains(body, "no such task") || !strings.Contains(body, `class="flash flash-error"`) {
+			t.Errorf("delete of an unknown task: %d, page says %q", code, body)
+		}
 	}
 	if info, _ := getInfo(t, node, first); info.State != cluster.Pending {
 		t.Errorf("a refused retry changed the task: %+v", info)
@@ -331,7 +358,7 @@ func TestClusterActionsNeedTheTokenAndAreOffWhenReadOnly(t *testing.T) {
 
 	ro := serveCluster(t, node, dashboard.ReadOnly())
 	_, body := get(t, ro+"/cluster/task?id="+id)
-	mustContain(t, body, "read-only", `<span id="state">pending</span>`)
+	mustContain(t, body, "read-only", `<span id="state" class="state-pending">pending</span>`)
 	if strings.Contains(body, `method="post"`) {
 		t.Error("a read-only task page has an action form")
 	}
@@ -356,7 +383,7 @@ func TestClusterBadInputGets400AndAFailingStore502(t *testing.T) {
 	for path, want := range map[string]string{
 		"/cluster/tasks?state=bogus":           "unknown state",
 		"/cluster/tasks?state=dead&cursor=zzz": "malformed cursor",
-		"/cluster/tasks?limit=0":               "limit &#34;0&#34;: must be a positive whole number",
+		"/cluster/tasks?limit=0":               "limit &#34;0&#34;: must be a whole number from 1 to 1000",
 		"/cluster/task?id=":                    "task id: is empty",
 	} {
 		if code, body := get(t, srv+path); code != http.StatusBadRequest || !strings.Contains(body, want) {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"strconv"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,29 +22,27 @@ var staticFiles embed.FS
 // historyWindow is how far back the charts look: the most RunHistory keeps.
 const historyWindow = 5 * time.Minute
 
-// defaultQueueLimit is how many queued tasks the queue page shows unless
-// WithQueueLimit says otherwise.
-const defaultQueueLimit = 100
-
 // defaultPageSize is how many tasks a page of a cluster listing shows
-// unless WithPageSize says otherwise.
+// unless WithPageSize or a ?limit= says otherwise.
 const defaultPageSize = 50
 
 // Handler serves the dashboard of one Scheduler, of a cluster (WithCluster)
 // or of both. Make it with New.
 type Handler struct {
-	s     *scheduler.Scheduler // nil for a dashboard of a cluster alone
-	cfg   config
-	csrf  csrfToken
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	s       *scheduler.Scheduler // nil for a dashboard of a cluster alone
+	cfg     config
+	key     secretKey // signs CSRF tokens and flash messages
+	origins *http.CrossOriginProtection
+	pages   map[string]*template.Template
+	mux     *http.ServeMux
 }
 
-// schedulerPages and clusterPages name the templates of each half; each is
-// parsed together with layout.html.
+// schedulerPages, clusterPages and commonPages name the templates of each
+// half and of both; each is parsed together with layout.html.
 var (
 	schedulerPages = []string{"overview", "queue"}
-	clusterPages   = []string{"cluster", "cluster_tasks", "cluster_task", "cluster_nodes", "cluster_periodic", "error"}
+	clusterPages   = []string{"cluster", "cluster_tasks", "cluster_task", "cluster_nodes", "cluster_periodic"}
+	commonPages    = []string{"error", "confirm"}
 )
 
 // New returns the dashboard of s. It switches s's run history on
@@ -65,12 +64,17 @@ func New(s *scheduler.Scheduler, opts ...Option) (*Handler, error) {
 	if s == nil && cfg.node == nil {
 		return nil, fmt.Errorf("%w: scheduler: is nil (a dashboard of a cluster alone needs WithCluster)", ErrInvalidArgument)
 	}
-	token, err := newCSRFToken()
+	key, err := newSecretKey()
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{s: s, cfg: cfg, csrf: token, pages: map[string]*template.Template{}}
-	var names []string
+	h := &Handler{s: s, cfg: cfg, key: key, origins: http.NewCrossOriginProtection(), pages: map[string]*template.Template{}}
+	for _, o := range cfg.trustedOrigins {
+		if err := h.origins.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("%w: trusted origin %q: %v", ErrInvalidArgument, o, err)
+		}
+	}
+	names := slices.Clone(commonPages)
 	if s != nil {
 		names = append(names, schedulerPages...)
 	}
@@ -106,7 +110,8 @@ func New(s *scheduler.Scheduler, opts ...Option) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -120,21 +125,57 @@ type page struct {
 	Root         string
 	ReadOnly     bool
 	CSRF         string
-	Message      string
+	Flash        *flash
 	HasScheduler bool
 	HasCluster   bool
-	Data         any
+	// Live pages refresh themselves every Refresh seconds (0: never);
+	// confirmation and error pages are not live.
+	Live    bool
+	Refresh int
+	Zone    *time.Location
+	Now     time.Time
+	// Keep is the page's query without the preferences and the flash,
+	// for the switches' forms, which must stay on the same listing.
+	Keep url.Values
+	// Bulk: listings show the checkboxes and the bulk actions' form.
+	Bulk bool
+	Data any
 }
 
-func (h *Handler) render(w http.ResponseWriter, r *http.Request, name, title string, data any, message string) {
-	h.renderStatus(w, r, http.StatusOK, name, title, data, message)
+// RefreshChoices are the refresh switch's options.
+func (p *page) RefreshChoices() []int { return refreshChoices }
+
+// ZoneName is the zone times are shown in.
+func (p *page) ZoneName() string { return p.Zone.String() }
+
+// render renders page name with code; a live page follows the visitor's
+// refresh choice.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, code int, name, title string, data any) {
+	h.renderPage(w, r, code, name, title, data, nil, name != "error" && name != "confirm")
 }
 
-// renderStatus renders page name with the status code.
-func (h *Handler) renderStatus(w http.ResponseWriter, r *http.Request, code int, name, title string, data any, message string) {
-	p := page{Title: title, Nav: name, Root: strings.Repeat("../", max(0, strings.Count(r.URL.Path, "/")-1)),
-		ReadOnly: h.cfg.readOnly, CSRF: h.csrf.String(), Message: message,
-		HasScheduler: h.s != nil, HasCluster: h.cfg.node != nil, Data: data}
+func (h *Handler) renderPage(w http.ResponseWriter, r *http.Request, code int, name, title string, data any, fl *flash, live bool) {
+	v := visitor(w, r)
+	pr, err := readPrefs(w, r)
+	if err != nil {
+		// The refusal of a bad preference is rendered with the defaults.
+		code, name, title, data, fl, live = http.StatusBadRequest, "error", "Error", "", &flash{Level: flashError, Text: err.Error()}, false
+	}
+	if fl == nil {
+		if f, ok := h.openFlash(v, r.URL.Query().Get("flash"), time.Now()); ok {
+			fl = &f
+		}
+	}
+	keep := url.Values{}
+	for k, vs := range r.URL.Query() {
+		if k != "refresh" && k != "tz" && k != "flash" && k != "msg" {
+			keep[k] = vs
+		}
+	}
+	p := &page{Title: title, Nav: name, Root: strings.Repeat("../", max(0, strings.Count(r.URL.Path, "/")-1)),
+		ReadOnly: h.cfg.readOnly, CSRF: h.key.csrfToken(v), Flash: fl,
+		HasScheduler: h.s != nil, HasCluster: h.cfg.node != nil,
+		Bulk: h.cfg.node != nil && !h.cfg.readOnly && bulkActions, Live: live, Refresh: pr.Refresh, Zone: pr.Zone, Now: time.Now(), Keep: keep, Data: data}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
@@ -144,101 +185,26 @@ func (h *Handler) renderStatus(w http.ResponseWriter, r *http.Request, code int,
 	}
 }
 
-// overviewData is the overview page: the counters and the charts.
-type overviewData struct {
-	Stats   scheduler.Stats
-	History scheduler.RunHistory
-	Runs    chart
-	Late    chart
-	Failed  chart
+// errorData is the error page: a link back, if there is a page to go
+// back to.
+type errorData struct {
+	Back string
 }
 
-func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
-	hist := h.s.RunHistory(historyWindow)
-	d := overviewData{
-		Stats:   h.s.Stats(),
-		History: hist,
-		Runs:    runsChart(hist),
-		Late:    latenessChart(hist),
-		Failed:  failedChart(hist),
+// refuse renders the error page with code and why as an error flash, and
+// a link to back ("" for none).
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, why, back string) {
+	title := "Refused"
+	if code >= 500 {
+		title = "Error"
 	}
-	h.render(w, r, "overview", "Overview", d, "")
+	h.renderPage(w, r, code, "error", title, errorData{Back: back}, &flash{Level: flashError, Text: why}, false)
 }
 
-// queueData is the queue page: the head of the queue and the runs in
-// progress.
-type queueData struct {
-	Limit   int
-	Queued  []queuedRow
-	Running []runningRow
-	Total   int
-}
-
-type queuedRow struct {
-	ID       scheduler.TaskID
-	Name     string
-	Kind     string
-	Due      time.Time
-	In       time.Duration
-	Every    string
-	Canceled bool
-}
-
-type runningRow struct {
-	Name    string
-	Due     time.Time
-	Started time.Time
-	Late    time.Duration
-}
-
-func (h *Handler) queue(w http.ResponseWriter, r *http.Request) {
-	limit := h.cfg.queueLimit
-	if q := r.URL.Query().Get("limit"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 1 {
-			http.Error(w, fmt.Sprintf("dashboard: limit %q: must be a positive whole number", q), http.StatusBadRequest)
-			return
-		}
-		limit = min(n, h.cfg.queueLimit)
-	}
-	d := queueData{Limit: limit, Total: h.s.Stats().Queued}
-	for _, t := range h.s.PeekQueue(limit) {
-		row := queuedRow{ID: t.ID, Name: t.Name, Kind: t.Kind.String(), Due: t.Due, In: t.Future.Delay(), Canceled: t.Canceled}
-		switch {
-		case t.Trigger != nil:
-			row.Every = fmt.Sprint(t.Trigger)
-		case t.Period > 0:
-			row.Every = t.Period.String()
-		}
-		d.Queued = append(d.Queued, row)
-	}
-	for _, run := range h.s.Running() {
-		d.Running = append(d.Running, runningRow{Name: run.Future.Name(), Due: run.Due, Started: run.Started, Late: run.Started.Sub(run.Due) - run.Jitter})
-	}
-	h.render(w, r, "queue", "Queue", d, r.URL.Query().Get("msg"))
-}
-
-// cancel cancels one queued task by ID (Cancel(false): a run in progress
-// is left to finish) and sends the browser back to the queue page.
-func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
-	if !h.allowAction(w, r) {
-		return
-	}
-	raw := r.PostFormValue("id")
-	id, err := strconv.ParseUint(raw, 10, 64)
-	if err != nil {
-		http.Error(w, fmt.Sprintf("dashboard: task id %q: not a task id", raw), http.StatusBadRequest)
-		return
-	}
-	msg := fmt.Sprintf("task %d is no longer queued", id)
-	if f, ok := h.s.TaskByID(scheduler.TaskID(id)); ok {
-		if f.Cancel(false) {
-			msg = fmt.Sprintf("task %d canceled", id)
-		} else {
-			msg = fmt.Sprintf("task %d was already done", id)
-		}
-	}
-	seeOther(w, "queue?msg="+urlQueryEscape(msg))
+// done sends the browser to location (relative, see seeOther) with a
+// success flash of text.
+func (h *Handler) done(w http.ResponseWriter, r *http.Request, location, text string) {
+	seeOther(w, h.withFlash(location, visitor(w, r), flashOK, text))
 }
 
 // seeOther sends the browser to location, relative to the page that was
@@ -255,15 +221,16 @@ func relativeRedirect(location string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { seeOther(w, location) })
 }
 
-// allowAction answers 403 for a read-only dashboard or a request without
-// the page's CSRF token, and reports whether the action may go on.
+// allowAction refuses (403, on the error page) an action of a read-only
+// dashboard or a POST that fails the CSRF checks (checkPost), and reports
+// whether the action may go on.
 func (h *Handler) allowAction(w http.ResponseWriter, r *http.Request) bool {
 	if h.cfg.readOnly {
-		http.Error(w, "dashboard: action: the dashboard is read-only", http.StatusForbidden)
+		h.refuse(w, r, http.StatusForbidden, "dashboard: action: the dashboard is read-only", "")
 		return false
 	}
-	if !h.csrf.matches(r.PostFormValue("csrf")) {
-		http.Error(w, "dashboard: action: missing or wrong CSRF token (reload the page)", http.StatusForbidden)
+	if why := h.checkPost(r); why != "" {
+		h.refuse(w, r, http.StatusForbidden, "dashboard: action: "+why, "")
 		return false
 	}
 	return true

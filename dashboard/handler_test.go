@@ -58,10 +58,13 @@ func TestQueuePageShowsAtMostLimitTasks(t *testing.T) {
 	srv := serve(t, s, dashboard.WithQueueLimit(5))
 	_, body := get(t, srv.URL+prefix+"/queue?limit=3")
 	mustContain(t, body, `<span id="shown">3</span>`, `<span id="total">20</span>`)
-	_, body = get(t, srv.URL+prefix+"/queue?limit=50")
-	mustContain(t, body, `<span id="shown">5</span>`)
-	if code, body := get(t, srv.URL+prefix+"/queue?limit=-1"); code != http.StatusBadRequest || !strings.Contains(body, "dashboard: limit") {
-		t.Errorf("limit=-1: %d %q, want 400 with a message", code, body)
+	_, body = get(t, srv.URL+prefix+"/queue")
+	mustContain(t, body, `<span id="shown">5</span>`, `<span id="total">20</span>`)
+	for _, limit := range []string{"-1", "0", "6", "x"} {
+		code, body := get(t, srv.URL+prefix+"/queue?limit="+limit)
+		if code != http.StatusBadRequest || !strings.Contains(body, "must be a whole number from 1 to 5") || !strings.Contains(body, `class="flash flash-error"`) {
+			t.Errorf("limit=%s: %d %q, want 400 saying the most", limit, code, body)
+		}
 	}
 }
 
@@ -98,7 +101,13 @@ func TestCancelWithTheTokenCancelsTheTaskAndReturnsToTheQueueUnderThePrefix(t *t
 	token := csrfOf(t, body)
 	mustContain(t, body, `action="cancel"`)
 
-	resp := post(t, srv.URL+prefix+"/cancel", url.Values{"csrf": {token}, "id": {fmt.Sprint(id)}})
+	// The button asks first: a page naming the task, and nothing done.
+	code, body := postBody(t, srv.URL+prefix+"/cancel", url.Values{"csrf": {token}, "id": {fmt.Sprint(id)}})
+	if code != http.StatusOK || f.IsCanceled() {
+		t.Fatalf("POST cancel without confirmation: %d, canceled %v; want the confirmation page and nothing done", code, f.IsCanceled())
+	}
+	mustContain(t, body, fmt.Sprintf("Cancel task %d, victim?", id), `name="confirmed" value="1"`)
+	resp := post(t, srv.URL+prefix+"/cancel", url.Values{"csrf": {token}, "id": {fmt.Sprint(id)}, "confirmed": {"1"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("POST cancel: %d, want 303", resp.StatusCode)
 	}
@@ -113,15 +122,15 @@ func TestCancelWithTheTokenCancelsTheTaskAndReturnsToTheQueueUnderThePrefix(t *t
 		t.Error("the task is not canceled")
 	}
 	_, body = get(t, loc.String())
-	mustContain(t, body, fmt.Sprintf("task %d canceled", id))
+	mustContain(t, body, `class="flash flash-ok"`, fmt.Sprintf("task %d canceled", id))
 
-	// Again: the task is gone or shown canceled, and the page says so.
-	resp = post(t, srv.URL+prefix+"/cancel", url.Values{"csrf": {token}, "id": {fmt.Sprint(id)}})
-	loc, _ = resp.Location()
-	_, body = get(t, loc.String())
-	if !strings.Contains(body, fmt.Sprintf("task %d was already done", id)) && !strings.Contains(body, fmt.Sprintf("task %d is no longer queued", id)) {
-		t.Errorf("second cancel: page says neither done nor gone:\n%s", body)
+	// Again: refused as an error, with a status that says why, not a
+	// success banner.
+	code, body = postBody(t, srv.URL+prefix+"/cancel", url.Values{"csrf": {token}, "id": {fmt.Sprint(id)}, "confirmed": {"1"}})
+	if code != http.StatusNotFound && code != http.StatusConflict {
+		t.Errorf("second cancel: %d, want 404 or 409", code)
 	}
+	mustContain(t, body, `class="flash flash-error"`, fmt.Sprintf("cancel task %d", id))
 }
 
 func TestCancelWithoutTheRightTokenIsForbidden(t *testing.T) {
@@ -159,7 +168,7 @@ func TestCancelOfABadIDSaysWhy(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), `dashboard: task id "not-a-number"`) {
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), `dashboard: task id &#34;not-a-number&#34;`) {
 		t.Errorf("bad id: %d %q, want 400 naming the id", resp.StatusCode, msg)
 	}
 }
@@ -173,8 +182,8 @@ func TestReadOnlyShowsNoButtonAndRefusesActions(t *testing.T) {
 	id := fmt.Sprint(s.PeekQueue(1)[0].ID)
 	srv := serve(t, s, dashboard.ReadOnly())
 	_, body := get(t, srv.URL+prefix+"/queue")
-	if strings.Contains(body, "<form") {
-		t.Error("a read-only queue page has a form")
+	if strings.Contains(body, `method="post"`) {
+		t.Error("a read-only queue page has an action form")
 	}
 	mustContain(t, body, "read-only", `id="task-`+id+`"`)
 	if resp := post(t, srv.URL+prefix+"/cancel", url.Values{"id": {id}}); resp.StatusCode != http.StatusForbidden {

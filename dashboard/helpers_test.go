@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -61,7 +62,17 @@ func serveHandler(t testing.TB, s *scheduler.Scheduler, opts ...dashboard.Option
 }
 
 // noRedirect is a client that returns redirects instead of following them.
-var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// It keeps cookies, as a browser does: the visitor cookie its first page
+// gets is what the forms' CSRF tokens are bound to.
+var noRedirect = &http.Client{Jar: newJar(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func newJar() http.CookieJar {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		panic(err)
+	}
+	return jar
+}
 
 func get(t testing.TB, u string) (int, string) {
 	t.Helper()
@@ -86,6 +97,22 @@ func post(t testing.TB, u string, form url.Values) *http.Response {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp
+}
+
+// postBody posts form and returns the status and the page, redirects not
+// followed.
+func postBody(t testing.TB, u string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := noRedirect.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/go-stpe/scheduler/cluster"
 )
@@ -10,11 +11,11 @@ import (
 type Option func(*config) error
 
 type config struct {
-	readOnly   bool
-	queueLimit int
-	window     int           // seconds of run history the charts show
-	node       *cluster.Node // the cluster whose pages are served, or nil
-	pageSize   int           // tasks per page of a cluster listing
+	readOnly       bool
+	queueLimit     int           // the most queued tasks a page of the queue shows
+	node           *cluster.Node // the cluster whose pages are served, or nil
+	pageSize       int           // tasks per page of a cluster listing unless ?limit= says
+	trustedOrigins []string      // origins besides the request's own allowed to POST
 }
 
 // ReadOnly turns every action off: the pages show no buttons and the
@@ -23,8 +24,10 @@ func ReadOnly() Option {
 	return func(c *config) error { c.readOnly = true; return nil }
 }
 
-// WithQueueLimit sets how many queued tasks the queue page shows at most
-// (100 unless set; a ?limit= query may ask for fewer or up to this many).
+// WithQueueLimit sets how many queued tasks one page of the queue may show
+// (1000 unless set). A page shows 100, or n if smaller, unless its ?limit=
+// asks for another number up to n; a larger one is refused with a 400 that
+// says the most.
 func WithQueueLimit(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -57,8 +60,9 @@ func WithCluster(node *cluster.Node) Option {
 }
 
 // WithPageSize sets how many tasks a page of a cluster listing shows (50
-// unless set; a ?limit= query may ask for fewer or up to this many). A
-// size outside 1 to cluster.MaxPage is an error wrapping
+// unless set; a ?limit= query may ask for any number up to
+// cluster.MaxPage, and a larger one is refused with a 400 that says the
+// most). A size outside 1 to cluster.MaxPage is an error wrapping
 // ErrInvalidArgument.
 func WithPageSize(n int) Option {
 	return func(c *config) error {
@@ -66,6 +70,22 @@ func WithPageSize(n int) Option {
 			return fmt.Errorf("%w: page size %d: must be 1 to %d", ErrInvalidArgument, n, cluster.MaxPage)
 		}
 		c.pageSize = n
+		return nil
+	}
+}
+
+// WithTrustedOrigin lets pages served from origin (scheme://host[:port],
+// such as "https://admin.example.com") post actions, besides the
+// dashboard's own origin. It is for a reverse proxy that changes the Host
+// header on the way in, so that the browser's Origin differs from the
+// Host the handler sees. An origin that is not of that form is an error
+// wrapping ErrInvalidArgument.
+func WithTrustedOrigin(origin string) Option {
+	return func(c *config) error {
+		if err := http.NewCrossOriginProtection().AddTrustedOrigin(origin); err != nil {
+			return fmt.Errorf("%w: trusted origin %q: %v", ErrInvalidArgument, origin, err)
+		}
+		c.trustedOrigins = append(c.trustedOrigins, origin)
 		return nil
 	}
 }
