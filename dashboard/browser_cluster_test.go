@@ -161,6 +161,17 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if path := os.Getenv(clusterScreenshotEnv + "_420"); path != "" {
+		visit("narrow", chromedp.EmulateViewport(420, 900, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		visit("wide", chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
+	}
 
 	// Retry: one click, and the task is pending again in Redis.
 	visit("retry", chromedp.Click(chromedp.CSS("#retry")), chromedp.WaitVisible(chromedp.CSS("#flash")))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -77,7 +78,7 @@ func startBrowser(t *testing.T, path string) (context.Context, error) {
 		chromedp.Flag("disable-sync", true),
 		// /dev/shm may be small or shared with other tests: use /tmp.
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1200, 900),
+		chromedp.WindowSize(1400, 900),
 	}
 	deadline, cancelDeadline := context.WithTimeout(context.Background(), 60*time.Second)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(deadline, opts...)
@@ -124,7 +125,23 @@ func TestBrowserShowsTheSchedulerAndCancelsATask(t *testing.T) {
 			victimID = q.ID
 		}
 	}
-	srv := serve(t, s)
+	// Two failures, one a panic: the overview names them.
+	srv := serve(t, s) // switches the run history on
+	for _, body := range []func(context.Context) error{
+		func(context.Context) error { return errors.New("upstream timed out after 30s") },
+		func(context.Context) error { panic("index out of range [3] with length 3") },
+	} {
+		want := len(s.RunHistory(time.Second).Failures) + 1
+		name := map[bool]string{true: "sync-invoices", false: "resize-images"}[want == 1]
+		f, err := s.Schedule(body, 0, scheduler.WithName(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-f.Done()
+		for len(s.RunHistory(time.Second).Failures) < want {
+			runtime.Gosched() // the run is recorded right after its future completes
+		}
+	}
 	base := srv.URL + prefix + "/"
 
 	// The overview: the counters agree with Stats and the charts are drawn.
@@ -148,6 +165,18 @@ func TestBrowserShowsTheSchedulerAndCancelsATask(t *testing.T) {
 	}
 	if polylines != 4 {
 		t.Errorf("overview draws %d chart lines, want 4 (runs, p50, p99, failed)", polylines)
+	}
+	failed, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#failed-runs tbody tr")).map(r => r.querySelector(".name").textContent + ": " + r.querySelector(".error").textContent + (r.querySelector("pre.stack") ? " +stack" : ""))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawPanic, sawError bool
+	for _, f := range failed {
+		sawPanic = sawPanic || (strings.Contains(f, "resize-images: scheduler: task panicked: index out of range") && strings.HasSuffix(f, "+stack"))
+		sawError = sawError || strings.HasSuffix(f, "sync-invoices: upstream timed out after 30s")
+	}
+	if !sawPanic || !sawError {
+		t.Errorf("recent failures %q, want the panic with its stack and the error", failed)
 	}
 
 	// The queue: the rows are the queue's head, the evil name is text.
