@@ -90,6 +90,8 @@ type clusterTasksData struct {
 	Counts cluster.Counts
 	// Total is the count of State, for "all N matching".
 	Total int64
+	// Actions are the bulk actions the listing offers.
+	Actions []string
 }
 
 // taskRow is one task of a listing.
@@ -123,7 +125,7 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := clusterTasksData{State: state, Kind: kind, States: states, Limit: limit, Cursor: q.Get("cursor"), Next: page.Next,
-		Counts: counts, Total: countOf(counts, state)}
+		Counts: counts, Total: countOf(counts, state), Actions: bulkActionsFor(state)}
 	for _, t := range page.Tasks {
 		d.Tasks = append(d.Tasks, taskRow{Info: t, Canceled: wasCanceled(t)})
 	}
