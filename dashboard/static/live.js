@@ -34,14 +34,14 @@
   if (!seconds) return;
 
   function ticked() {
-    var boxes = document.querySelectorAll("main input[type=checkbox]");
+    var boxes = document.querySelectorAll("main input[type=checkbox], main input[type=radio]");
     var keep = {};
     boxes.forEach(function (b) { keep[b.name + "=" + b.value] = b.checked; });
     return keep;
   }
   function busy() {
     var a = document.activeElement;
-    return document.hidden || (a && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName) && a.type !== "checkbox");
+    return document.hidden || (a && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName) && a.type !== "checkbox" && a.type !== "radio");
   }
   function refresh() {
     if (busy()) { schedule(); return; }
@@ -55,7 +55,7 @@
         var keep = ticked();
         var x = window.scrollX, y = window.scrollY;
         main.replaceWith(fresh);
-        document.querySelectorAll("main input[type=checkbox]").forEach(function (b) {
+        document.querySelectorAll("main input[type=checkbox], main input[type=radio]").forEach(function (b) {
           var k = b.name + "=" + b.value;
           if (k in keep) b.checked = keep[k];
         });
