@@ -161,8 +161,12 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// At 420 px the task's page is no wider than the window.
+	visit("narrow", chromedp.EmulateViewport(420, 900, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
+	if wide, err := chromedp.Run(browser, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || wide > 420 {
+		t.Errorf("the dead task's page at 420 px is %d px wide (%v)", wide, err)
+	}
 	if path := os.Getenv(clusterScreenshotEnv + "_420"); path != "" {
-		visit("narrow", chromedp.EmulateViewport(420, 900, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
 		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatalf("screenshot: %v", err)
@@ -170,8 +174,8 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		visit("wide", chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
 	}
+	visit("wide", chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
 
 	// Retry: one click, and the task is pending again in Redis.
 	visit("retry", chromedp.Click(chromedp.CSS("#retry")), chromedp.WaitVisible(chromedp.CSS("#flash")))
