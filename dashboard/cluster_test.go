@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -237,24 +236,16 @@ func TestClusterPagesEscapeKindPayloadAndError(t *testing.T) {
 func postAction(t *testing.T, srv, token, action string, form url.Values) (int, string) {
 	t.Helper()
 	form.Set("csrf", token)
-	resp, err := noRedirect.PostForm(srv+"/cluster/"+action, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusSeeOther {
-		return resp.StatusCode, string(b)
+	code, body, resp := postWith(t, noRedirect, srv+"/cluster/"+action, form, nil)
+	if code != http.StatusSeeOther {
+		return code, body
 	}
 	loc, err := resp.Location()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body := get(t, loc.String())
-	return resp.StatusCode, body
+	_, body = get(t, loc.String())
+	return code, body
 }
 
 func TestClusterActionsChangeTheStore(t *testing.T) {

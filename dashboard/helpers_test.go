@@ -74,9 +74,11 @@ func newJar() http.CookieJar {
 	return jar
 }
 
-func get(t testing.TB, u string) (int, string) {
+// do sends req with c and returns the status, the page and the response
+// (its body read and closed).
+func do(t testing.TB, c *http.Client, req *http.Request) (int, string, *http.Response) {
 	t.Helper()
-	resp, err := noRedirect.Get(u)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,17 +87,42 @@ func get(t testing.TB, u string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp
+}
+
+// getWith gets u with c and returns the status and the page.
+func getWith(t testing.TB, c *http.Client, u string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := do(t, c, req)
+	return code, body
+}
+
+// postWith posts form with c and the extra headers.
+func postWith(t testing.TB, c *http.Client, u string, form url.Values, headers map[string]string) (int, string, *http.Response) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return do(t, c, req)
+}
+
+func get(t testing.TB, u string) (int, string) {
+	t.Helper()
+	return getWith(t, noRedirect, u)
 }
 
 func post(t testing.TB, u string, form url.Values) *http.Response {
 	t.Helper()
-	resp, err := noRedirect.PostForm(u, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	_, _, resp := postWith(t, noRedirect, u, form, nil)
 	return resp
 }
 
@@ -103,16 +130,8 @@ func post(t testing.TB, u string, form url.Values) *http.Response {
 // followed.
 func postBody(t testing.TB, u string, form url.Values) (int, string) {
 	t.Helper()
-	resp, err := noRedirect.PostForm(u, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	code, body, _ := postWith(t, noRedirect, u, form, nil)
+	return code, body
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)

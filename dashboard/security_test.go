@@ -2,7 +2,6 @@ package dashboard_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -21,44 +20,6 @@ import (
 // followed.
 func visitorClient() *http.Client {
 	return &http.Client{Jar: newJar(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
-func do(t *testing.T, c *http.Client, req *http.Request) (int, string, *http.Response) {
-	t.Helper()
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b), resp
-}
-
-func getWith(t *testing.T, c *http.Client, u string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, body, _ := do(t, c, req)
-	return code, body
-}
-
-// postWith posts form with the extra headers.
-func postWith(t *testing.T, c *http.Client, u string, form url.Values, headers map[string]string) (int, string, *http.Response) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	return do(t, c, req)
 }
 
 func queuedTask(t *testing.T, s *scheduler.Scheduler, name string) (scheduler.ScheduledFuture, string) {
