@@ -56,7 +56,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		own.SetOutput(w)
 		own.PrintDefaults()
 	}
-	fmt.Fprintln(w, "\nGlobal flags: -redis, -prefix, -json, -timeout (see stpectl help).")
+	fmt.Fprintln(w, "\nGlobal flags: -redis, -cluster, -sentinel-master, -prefix, -json, -timeout (see stpectl help).")
 }
 
 // help serves "stpectl help [COMMAND]".

@@ -53,6 +53,7 @@ func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 
 func TestNodesListsTheLiveNodes(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
 	r := f.ctl("nodes")
 	wantOK(t, r)
 	if r.stdout != "no live node\n" {
@@ -85,6 +86,7 @@ func TestNodesListsTheLiveNodes(t *testing.T) {
 
 func TestPeriodicListsDeclarationsWithTheirLastRun(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
 	r := f.ctl("periodic")
 	wantOK(t, r)
 	if r.stdout != "no periodic task declared by a live node\n" {

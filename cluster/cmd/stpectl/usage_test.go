@@ -76,7 +76,7 @@ func TestUsageErrorsExitTwoWithAUsageMessage(t *testing.T) {
 
 func TestBadRedisURLIsAUsageError(t *testing.T) {
 	r := runCtl(t, nil, "-redis", "redis://127.0.0.1:6379/notadb", "counts")
-	wantExit(t, r, 2, `-redis "redis://127.0.0.1:6379/notadb"`)
+	wantExit(t, r, 2, `stpectl: -redis redis://127.0.0.1:6379/notadb: redis: invalid database number: "notadb"`)
 	r = runCtl(t, []string{"STPE_REDIS_URL=redis://127.0.0.1:6379/notadb"}, "counts")
 	wantExit(t, r, 2, "-redis")
 }
