@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
 )
 
 // The command line: global flags, then a command with its own flags and
