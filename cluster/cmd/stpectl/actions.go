@@ -76,7 +76,6 @@ func deleteCommand() *command {
 func rescheduleCommand() *command {
 	return &command{
 		name:     "reschedule",
-		synopsis: "ID TIME",
 		summary:  "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
 		args:     []string{"ID", "TIME"},
 		define: func(*flag.FlagSet) runFunc {

@@ -25,7 +25,7 @@ type runFunc func(ctx context.Context, s *session, args []string) error
 // command is one subcommand.
 type command struct {
 	name     string
-	synopsis string   // what follows the name in the usage line
+	synopsis string   // the flags that follow the name in the usage line (the arguments follow them)
 	summary  string   // one line for the command list
 	args     []string // names of its positional arguments, all required
 	// anyPrefix lets the command run on a prefix with no keyspace

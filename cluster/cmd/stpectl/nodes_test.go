@@ -21,7 +21,7 @@ import (
 // reports on ticks); it is stopped when the test ends.
 func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 	f.t.Helper()
-	rdb := f.srv.Client()
+	rdb := f.newClient()
 	f.t.Cleanup(func() { _ = rdb.Close() })
 	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix), cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second), cluster.WithConcurrency(4), cluster.WithLogger(slog.New(slog.DiscardHandler)))

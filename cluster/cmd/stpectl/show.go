@@ -21,7 +21,7 @@ import (
 func showCommand() *command {
 	return &command{
 		name:     "show",
-		synopsis: "[-full] ID",
+		synopsis: "[-full]",
 		summary:  "show a task: payload, attempts, lease owner, last error with its stack, run history",
 		args:     []string{"ID"},
 		define: func(fs *flag.FlagSet) runFunc {

@@ -90,3 +90,23 @@ func TestUsageErrorWithJSONWritesTheErrorDocument(t *testing.T) {
 		t.Fatalf("error document %+v", doc)
 	}
 }
+
+func TestEveryUsageLineNamesEveryArgument(t *testing.T) {
+	for _, c := range commands() {
+		r := runCtl(t, nil, "help", c.name)
+		wantOK(t, r)
+		line, _, _ := strings.Cut(r.stdout, "\n")
+		for _, arg := range c.args {
+			if !strings.Contains(line, " "+arg) {
+				t.Errorf("stpectl help %s: %q does not name %s", c.name, line, arg)
+			}
+		}
+	}
+	for _, want := range []string{"Usage: stpectl pause KIND\n", "Usage: stpectl resume KIND\n", "Usage: stpectl show [-full] ID\n",
+		"Usage: stpectl reschedule ID TIME\n", "Usage: stpectl retry ID\n"} {
+		name := strings.Fields(want)[2]
+		if r := runCtl(t, nil, "help", name); !strings.HasPrefix(r.stdout, want) {
+			t.Errorf("stpectl help %s: %q, want %q", name, r.stdout, want)
+		}
+	}
+}
