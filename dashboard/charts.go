@@ -11,15 +11,15 @@ import (
 
 // Charts: inline SVG line charts drawn on the server, with a time axis
 // (ticks relative to the last point: "-4m" … "now") and a value axis with
-// labelled grid lines. A chart of durations whose largest value is more
-// than ten times its smallest non-zero one (lateness p50 beside p99) uses
-// a log scale, so both lines stay readable; the caption says so.
+// labelled grid lines. A chart of durations (lateness p50 beside p99,
+// which may be a thousand times apart) uses a log scale with a grid line
+// per power of ten, so both lines stay readable; the caption says so.
 
 // Chart geometry, in SVG user units.
 const (
-	chartWidth  = 640
+	chartWidth  = 480
 	chartHeight = 170
-	chartLeft   = 58 // room for the value labels
+	chartLeft   = 56 // room for the value labels
 	chartRight  = chartWidth - 10
 	chartTop    = 8
 	chartBottom = chartHeight - 22 // room for the time labels
@@ -111,7 +111,7 @@ func newChart(id, title string, xs []time.Time, mayLog bool, format func(float64
 		}
 	}
 	var y func(float64) float64
-	if mayLog && top > 0 && top > 10*low {
+	if mayLog && top > 0 {
 		c.Log = true
 		lo, hi := math.Floor(math.Log10(low)), math.Ceil(math.Log10(top))
 		if hi == lo {
