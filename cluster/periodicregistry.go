@@ -29,8 +29,9 @@ type PeriodicInfo struct {
 	// Trigger describes the trigger: its String() if it has one (a
 	// *cron.Schedule gives its spec), else its Go type.
 	Trigger string
-	// Next is when the occurrence that runs next is pending for: of the
-	// occurrences stored, the one the misfire policy runs next (under
+	// Next is the due time of the occurrence that runs next (its ID is
+	// OccurrenceID(Name, Next)): of the occurrences stored, the one the
+	// misfire policy runs next (under
 	// MisfireCoalesce the latest that is due, else the first due or to
 	// come; under MisfireSkip the first not yet missed). If none is
 	// stored, the trigger's next time after the last renewal; the zero
@@ -137,10 +138,15 @@ func (s store) storedNext(ctx context.Context, names []string, now time.Time) (m
 	return out, nil
 }
 
-// firstTime is the score of the first of zs as a time, or the zero Time.
+// firstTime is the due time of the first occurrence of zs (from its ID,
+// exact to the nanosecond), or the zero Time.
 func firstTime(zs []redis.Z) time.Time {
 	if len(zs) == 0 {
 		return time.Time{}
+	}
+	id, _ := zs[0].Member.(string)
+	if _, due, ok := parseOccurrenceID(id); ok {
+		return due
 	}
 	return time.UnixMicro(int64(zs[0].Score))
 }
