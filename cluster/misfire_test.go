@@ -317,3 +317,18 @@ func TestPeriodicTasksShowsTheStoredNextOccurrence(t *testing.T) {
 func everyFrom(d time.Duration) scheduler.Trigger {
 	return scheduler.TriggerFunc(func(t time.Time) time.Time { return t.Add(d) })
 }
+
+func TestPeriodicOptionsAreRefusedOutsidePeriodicAndWhenUnknown(t *testing.T) {
+	n := newNode(t, redistest.Start(t, redistest.Options{}), nil)
+	h := func(context.Context, cluster.Task) error { return nil }
+	err := n.Handle("mail", h, cluster.WithOverlap(true))
+	assert.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	assert.EqualError(t, err, `cluster: handle mail: WithMisfire and WithOverlap are options of Periodic`)
+	err = cluster.HandleJSON(n, "json", func(context.Context, struct{}) error { return nil }, cluster.WithMisfire(cluster.MisfireSkip))
+	assert.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	err = n.Periodic("report", everyTick(time.Second), h, cluster.WithMisfire(cluster.Misfire(7)))
+	assert.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	assert.EqualError(t, err, `cluster: periodic report: misfire policy Misfire(7) unknown`)
+	require.NoError(t, n.Periodic("report", everyTick(time.Second), h, cluster.WithMisfire(cluster.MisfireRunEach), cluster.WithOverlap(true)))
+	assert.Equal(t, "MisfireCoalesce", cluster.MisfireCoalesce.String())
+}
