@@ -222,11 +222,17 @@ func TestPeriodicMisfireRunEachRunsEveryMissedOccurrenceInOrderOneAtATime(t *tes
 	nodes := periodicNodes(t, 3, rec, func() *cluster.Node { return newNode(t, srv, nil) },
 		cluster.WithMisfire(cluster.MisfireRunEach))
 	paused, resuming := pauseAndResume(t, nodes[0], rec, 12)
-	missed := ticks(paused, resuming)
-	waitFor(t, 30*time.Second, "every missed occurrence to run", func() bool { return rec.dueIn(paused, resuming) >= len(missed) })
+	assertRanEachInOrder(t, rec, paused, resuming)
+}
 
+// assertRanEachInOrder waits for every occurrence due in (from, to] to run
+// and checks that each ran once, in order, one at a time.
+func assertRanEachInOrder(t *testing.T, rec *runRecorder, from, to time.Time) {
+	t.Helper()
+	missed := ticks(from, to)
+	waitFor(t, 30*time.Second, "every missed occurrence to run", func() bool { return rec.dueIn(from, to) >= len(missed) })
 	var dues []time.Time
-	for _, run := range rec.startedAfter(resuming) {
+	for _, run := range rec.startedAfter(to) {
 		dues = append(dues, run.due)
 	}
 	assert.True(t, slices.IsSortedFunc(dues, time.Time.Compare), "runs out of order: %v", dues)
