@@ -200,6 +200,26 @@ func TestPeriodicAfterEveryNodeWasDownRunsOneOccurrence(t *testing.T) {
 	t.Logf("%d occurrences due while down; runs after the restart: %v", len(ticks(down, restart)), rec.startedAfter(restart))
 }
 
+func TestPeriodicAfterTheNodesWereCutOffFromRedisRunsOneOccurrence(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	rec := &runRecorder{}
+	periodicNodes(t, 3, rec, func() *cluster.Node { return newNode(t, srv, nil) })
+	waitFor(t, 30*time.Second, "the first runs", func() bool { return len(rec.snapshot()) >= 2 })
+	// Redis answers no node for 1.5 s (less than a lease, so that no
+	// run in flight is lost): as a network partition would, every call
+	// waits or times out meanwhile.
+	const cut = 1500 * time.Millisecond
+	from := time.Now()
+	require.NoError(t, rdb.ClientPause(context.Background(), cut).Err())
+	back := from.Add(cut)
+	waitFor(t, 30*time.Second, "four runs after Redis answers again", func() bool { return len(rec.startedAfter(back)) >= 4 })
+
+	require.GreaterOrEqual(t, len(ticks(from, back)), 10, "the test proves nothing")
+	assertCoalesced(t, rec, from, back)
+	assert.EqualValues(t, 1, rec.most.Load(), "occurrences ran at once")
+}
+
 func TestPeriodicMisfireSkipRunsNoMissedOccurrence(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rec := &runRecorder{}

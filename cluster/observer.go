@@ -322,6 +322,9 @@ var scriptNames = map[string]string{
 
 	listRecordsScript.Hash(): "records",
 	periodicRunScript.Hash(): "periodic run",
+
+	periodicClaimScript.Hash(): "periodic claim",
+	cursorScript.Hash():        "periodic cursor",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the
