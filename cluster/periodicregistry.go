@@ -31,11 +31,11 @@ type PeriodicInfo struct {
 	Trigger string
 	// Next is the due time of the occurrence that runs next (its ID is
 	// OccurrenceID(Name, Next)): of the occurrences stored, the one the
-	// misfire policy runs next (under
-	// MisfireCoalesce the latest that is due, else the first due or to
-	// come; under MisfireSkip the first not yet missed). If none is
-	// stored, the trigger's next time after the last renewal; the zero
-	// Time if the trigger has no more.
+	// misfire policy runs next (under MisfireCoalesce the latest that is
+	// due, else the first to come; under MisfireSkip the first not yet
+	// missed; under MisfireRunEach the first). If none is stored, the
+	// trigger's next time after the last renewal; the zero Time if the
+	// trigger has no more.
 	Next time.Time
 	// Misfire and Overlap are the task's settings (WithMisfire,
 	// WithOverlap) as its declaring nodes last stored them.
@@ -79,8 +79,8 @@ func recordedOutcome(out Outcome, res string) Outcome {
 }
 
 // storedOccurrence is what the store holds of a periodic task's
-// occurrences: its settings, if a node stored them, and when the
-// occurrence that runs next is pending for (zero if none is stored).
+// occurrences: its settings, if a node stored them, and the due time of
+// the occurrence that runs next (zero if none is stored).
 type storedOccurrence struct {
 	found   bool
 	misfire Misfire
