@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,6 +35,12 @@ const misfireTask = "report"
 type recordedRun struct {
 	due, start time.Time
 	node       int
+}
+
+// String shows a run in test logs: its occurrence's due time, its node
+// and how late it started.
+func (r recordedRun) String() string {
+	return r.due.Format("15:04:05.000") + " on node " + strconv.Itoa(r.node) + " +" + r.start.Sub(r.due).Round(time.Millisecond).String()
 }
 
 // runRecorder records the runs of a periodic task on every node.
