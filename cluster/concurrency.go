@@ -187,7 +187,7 @@ func (n *Node) claimAndRun(e *entry) {
 	if err != nil || res.outcome != claimWon {
 		// A won claim stays claiming until run holds it.
 		n.mu.Lock()
-		delete(n.claiming, id)
+		n.endClaimLocked(id)
 		n.mu.Unlock()
 	}
 	switch {

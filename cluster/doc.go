@@ -29,7 +29,18 @@
 //     panic) until Node.Cancel removes it.
 //   - Node.Cancel removes a task in any state; once it returned, no node
 //     claims the task again, and it says whether a run was in flight (that
-//     run's ctx is canceled within a third of the lease).
+//     run's ctx is canceled within a third of the lease). A node does not
+//     call the handler of a claimed task whose cancel it has heard (the
+//     notice on the partition's channel, or a renewal's answer that the
+//     lease is gone): between the claim and the call it checks what it
+//     heard, in memory, without a Redis round trip. What remains is a
+//     notice still in flight when the handler starts: the handler is
+//     called, possibly after Cancel returned with WasRunning, and its ctx
+//     is canceled when the notice arrives. In the race test (1,500 tasks
+//     canceled as they fall due, under -race on two busy shared cores),
+//     over eight runs, that was 50 to 91 calls per 1,500 tasks (of 1,040
+//     to 1,260 canceled while running), which ran a median 0.07 to 1.4 ms,
+//     and at most 24 ms, before their node heard the notice.
 //   - Node.Stop hands a claimed task that has not started yet back at once,
 //     keeping its due time, and waits for the running handlers. If its ctx
 //     ends first, it cancels them and hands their tasks back. Node.StopNow
