@@ -212,6 +212,9 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 	if err != nil {
 		return err
 	}
+	if periodicSettings(opts).given {
+		return invalid(what, "WithMisfire and WithOverlap are options of Periodic")
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if _, dup := n.handlers[kind]; dup {
