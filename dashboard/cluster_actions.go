@@ -59,13 +59,16 @@ func (h *Handler) routeClusterActions() {
 	h.mux.HandleFunc("POST /cluster/resume", h.kindAction("resume", func(r *http.Request, kind string) error {
 		return h.cfg.node.Resume(r.Context(), kind)
 	}))
+	h.routeBulkActions()
 }
 
 // kindAction is the handler of an action on a kind, the form's kind
 // (asynqmon's and River UI's pause and resume of a queue): it checks the
 // request, calls act and sends the browser back to the cluster overview
 // (or the periodic tasks page, if the form's back field says "periodic")
-// with a flash. An invalid kind is a 400, a store that fails a 502.
+// with a flash. A kind nothing knows (cluster.ErrUnknownKind: no live node
+// handles it, no task of it is stored, no periodic task declares it) is
+// refused with 404, an invalid kind with 400, a store that fails a 502.
 func (h *Handler) kindAction(what string, act func(r *http.Request, kind string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !h.allowAction(w, r) {
@@ -74,13 +77,17 @@ func (h *Handler) kindAction(what string, act func(r *http.Request, kind string)
 		kind := strings.TrimSpace(r.PostFormValue("kind"))
 		ctx, cancel := clusterContext(r)
 		defer cancel()
-		if err := act(r.WithContext(ctx), kind); err != nil {
-			h.clusterError(w, r, err)
-			return
-		}
 		back := "./"
 		if r.PostFormValue("back") == "periodic" {
 			back = "periodic"
+		}
+		if err := act(r.WithContext(ctx), kind); err != nil {
+			if errors.Is(err, cluster.ErrUnknownKind) {
+				h.refuse(w, r, http.StatusNotFound, err.Error(), back)
+				return
+			}
+			h.clusterError(w, r, err)
+			return
 		}
 		h.done(w, r, back, "kind "+kind+" "+what+"d")
 	}

@@ -62,15 +62,16 @@ func TestClusterOverviewCountsByKindAndPausesAndResumesAKind(t *testing.T) {
 	_, body = get(t, srv+"/cluster/task?id="+emails.Tasks[0].ID)
 	mustContain(t, body, `<span class="tag" id="paused">kind paused</span>`)
 
-	// A kind with no task yet can be paused from the form below.
-	if code, _ := postAction(t, srv, token, "pause", url.Values{"kind": {"fax"}}); code != http.StatusSeeOther {
-		t.Errorf("pause of a kind with no task: %d", code)
+	// A kind nothing knows (no task, no node handling it) is refused as
+	// an error, with the cluster's reason.
+	if code, body := postAction(t, srv, token, "pause", url.Values{"kind": {"fax"}}); code != http.StatusNotFound || !strings.Contains(body, "unknown kind") || !strings.Contains(body, "flash-error") {
+		t.Errorf("pause of a kind nothing knows: %d, want 404 saying unknown kind", code)
 	}
 	if code, _ := postAction(t, srv, token, "resume", url.Values{"kind": {"email"}}); code != http.StatusSeeOther {
 		t.Errorf("resume: %d", code)
 	}
-	if paused, err := node.PausedKinds(context.Background()); err != nil || !slices.Equal(paused, []string{"fax"}) {
-		t.Errorf("after pausing fax and resuming email, PausedKinds says %v (%v)", paused, err)
+	if paused, err := node.PausedKinds(context.Background()); err != nil || len(paused) != 0 {
+		t.Errorf("after resuming email and a refused pause of fax, PausedKinds says %v (%v)", paused, err)
 	}
 	if code, _ := postAction(t, srv, token, "pause", url.Values{"kind": {"two words"}}); code != http.StatusBadRequest {
 		t.Errorf("pause of an invalid kind: %d, want 400", code)
