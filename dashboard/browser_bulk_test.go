@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +40,26 @@ func TestBrowserRetriesAHundredDeadTasksInBulk(t *testing.T) {
 		return strings.TrimSpace(v)
 	}
 	if err := chromedp.Do(browser,
-		chromedp.Navigate(base+"tasks?state=dead&kind=charge"),
+		// A page of 10: "all 100 matching" reaches past the page.
+		chromedp.Navigate(base+"tasks?state=dead&kind=charge&limit=10"),
 		chromedp.WaitVisible(chromedp.CSS("#bulk-retry")),
 		chromedp.Click(chromedp.CSS("#scope-all")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if rows, all := text("#shown"), text("#all-count"); rows != "10" || all != "100" {
+		t.Errorf("the page shows %s rows and offers all %s; want 10 and 100", rows, all)
+	}
+	if path := os.Getenv("DASHBOARD_BULK_SCREENSHOT"); path != "" {
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Do(browser,
 		chromedp.Click(chromedp.CSS("#bulk-retry")),
 		chromedp.WaitVisible(chromedp.CSS("#confirm")),
 	); err != nil {
