@@ -248,6 +248,8 @@ func TestNewRejectsBadArguments(t *testing.T) {
 		"nil scheduler": func() error { _, err := dashboard.New(nil); return err },
 		"nil option":    func() error { _, err := dashboard.New(s, nil); return err },
 		"limit 0":       func() error { _, err := dashboard.New(s, dashboard.WithQueueLimit(0)); return err },
+		"limit 10001":   func() error { _, err := dashboard.New(s, dashboard.WithQueueLimit(10_001)); return err },
+		"bad origin":    func() error { _, err := dashboard.New(s, dashboard.WithTrustedOrigin("not an origin")); return err },
 	} {
 		if err := call(); !errors.Is(err, dashboard.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)

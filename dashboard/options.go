@@ -27,11 +27,12 @@ func ReadOnly() Option {
 // WithQueueLimit sets how many queued tasks one page of the queue may show
 // (1000 unless set). A page shows 100, or n if smaller, unless its ?limit=
 // asks for another number up to n; a larger one is refused with a 400 that
-// says the most.
+// says the most. An n outside 1 to 10,000 (the deepest the queue page
+// reads) is an error wrapping ErrInvalidArgument.
 func WithQueueLimit(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("%w: queue limit %d: must be at least 1", ErrInvalidArgument, n)
+		if n < 1 || n > maxQueueWalk {
+			return fmt.Errorf("%w: queue limit %d: must be 1 to %d", ErrInvalidArgument, n, maxQueueWalk)
 		}
 		c.queueLimit = n
 		return nil

@@ -36,7 +36,8 @@ type overviewData struct {
 	Failures []failureRow
 }
 
-// failureRow is one failed run; Message is the error's first line.
+// failureRow is one failed run, its kind as text (one-shot, fixed rate,
+// ...) in place of the TaskKind.
 type failureRow struct {
 	scheduler.RunFailure
 	Kind string
