@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,7 +27,9 @@ type ListQuery struct {
 	// Kind, if not "", lists only the tasks of that kind.
 	Kind string
 	// Cursor is "" for the first page, else the Next of the page before,
-	// from a query of the same State and Kind.
+	// from a query of the same State and Kind. It names the last task of
+	// that page by its place in the listing's order: for pending tasks its
+	// Info.NextRun and ID.
 	Cursor string
 	// Limit is the page size, 1 to MaxPage.
 	Limit int
@@ -41,8 +44,10 @@ type Page struct {
 }
 
 // List returns up to q.Limit tasks in q.State (of q.Kind, if given), after
-// q.Cursor. Pending tasks come soonest first (by the time they are to run
-// next; those of a paused kind too), running ones by the expiry of their
+// q.Cursor. Pending tasks come soonest first by Info.NextRun, the time they
+// are to run next (a retrying task's retry time, not its Task.Due; those of
+// a paused kind too), which each pending Info holds as it was read for the
+// listing, so the order shown is the order listed; running ones by the expiry of their
 // lease, soonest first, and dead and done ones newest first (by the time
 // they died or finished); tasks with the same time are ordered by ID. The
 // cursor names the last task of a page by its time and ID, so a task that
@@ -102,8 +107,12 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 		return Page{}, failed(what, err)
 	}
 	page := Page{Tasks: make([]Info, 0, len(ids))}
-	for _, id := range ids {
-		if info, ok := infos[id]; ok {
+	for _, e := range entries {
+		if info, ok := infos[e.member]; ok {
+			if q.State == Pending {
+				// the score the listing is ordered by, as read
+				info.NextRun = time.UnixMicro(e.at)
+			}
 			page.Tasks = append(page.Tasks, info)
 		}
 	}
