@@ -92,7 +92,7 @@ func (n *Node) CountSelected(ctx context.Context, sel Selection) (int, error) {
 		for _, chunk := range chunks(dedupe(sel.IDs), bulkIDChunk) {
 			picked, err := n.st.pickIDs(ctx, sel, chunk)
 			if err != nil {
-				return total, failed(what, err)
+				return total, n.failed(what, err)
 			}
 			total += len(picked.kinds)
 		}
@@ -100,7 +100,7 @@ func (n *Node) CountSelected(ctx context.Context, sel Selection) (int, error) {
 	}
 	c, err := n.st.countScan(ctx, sel)
 	if err != nil {
-		return 0, failed(what, err)
+		return 0, n.failed(what, err)
 	}
 	return c, nil
 }
@@ -225,7 +225,7 @@ func (n *Node) bulk(ctx context.Context, a bulkAction, sel Selection) (BulkResul
 		res, err = n.bulkScan(ctx, a, sel)
 	}
 	if err != nil {
-		return res, failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
+		return res, n.failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
 	}
 	return res, nil
 }

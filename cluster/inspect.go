@@ -121,7 +121,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused(), p.task(id)}
 	vals, err := getScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
 	if err != nil {
-		return Info{}, false, failed("get "+id, err)
+		return Info{}, false, n.failed("get "+id, err)
 	}
 	if len(vals) < 3 {
 		return Info{}, false, nil
@@ -135,7 +135,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	if info.State == Pending && next == "" {
 		score, err := n.st.rdb.ZScore(ctx, p.kindIndex(Pending, info.Kind), id).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return Info{}, false, failed("get "+id, err)
+			return Info{}, false, n.failed("get "+id, err)
 		}
 		if err == nil {
 			next = strconv.FormatFloat(score, 'f', 0, 64)
@@ -333,7 +333,7 @@ func union(a, b []string) []string {
 func (n *Node) Counts(ctx context.Context) (Counts, error) {
 	parts, err := n.st.countParts(ctx, make([][]string, len(n.st.parts)), nil)
 	if err != nil {
-		return Counts{}, failed("counts", err)
+		return Counts{}, n.failed("counts", err)
 	}
 	var total Counts
 	for _, pc := range parts {
@@ -366,7 +366,7 @@ func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
 		pausedCmds[i] = pipe.SMembers(ctx, p.paused())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return Counts{}, nil, failed("counts by kind", err)
+		return Counts{}, nil, n.failed("counts by kind", err)
 	}
 	kinds := make([][]string, len(n.st.parts))
 	paused := make([][]string, len(n.st.parts))
@@ -375,7 +375,7 @@ func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
 	}
 	parts, err := n.st.countParts(ctx, kinds, paused)
 	if err != nil {
-		return Counts{}, nil, failed("counts by kind", err)
+		return Counts{}, nil, n.failed("counts by kind", err)
 	}
 	var total Counts
 	byKind := map[string]KindCounts{}

@@ -96,7 +96,7 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	entries, err := m.page(ctx, from)
 	if err != nil {
-		return Page{}, failed(what, err)
+		return Page{}, n.failed(what, err)
 	}
 	ids := make([]string, len(entries))
 	for i, e := range entries {
@@ -104,7 +104,7 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	infos, err := n.st.infos(ctx, ids, q.State)
 	if err != nil {
-		return Page{}, failed(what, err)
+		return Page{}, n.failed(what, err)
 	}
 	page := Page{Tasks: make([]Info, 0, len(ids))}
 	for _, e := range entries {

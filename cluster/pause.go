@@ -119,7 +119,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 	}
 	cmds, err := evalEach(ctx, n.st.rdb, sc, calls)
 	if err != nil {
-		return failed(what, err)
+		return n.failed(what, err)
 	}
 	var firstErr error
 	failures := 0
@@ -130,7 +130,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 		}
 	}
 	if failures > 0 {
-		return failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
+		return n.failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
 			len(cmds)-failures, len(cmds), firstErr))
 	}
 	return nil
@@ -142,7 +142,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 func (n *Node) PausedKinds(ctx context.Context) ([]string, error) {
 	sets, err := n.st.pausedSets(ctx)
 	if err != nil {
-		return nil, failed("paused kinds", err)
+		return nil, n.failed("paused kinds", err)
 	}
 	kinds := []string{}
 	for _, set := range sets {
