@@ -137,7 +137,9 @@ func (n *Node) DeleteAll(ctx context.Context, sel Selection) (BulkResult, error)
 // canceled, a periodic occurrence is skipped, and with WithKeepDone a
 // canceled task stays as a done record (Info.Canceled) while a done
 // record is removed. A task that left sel.State meanwhile (a pending task
-// claimed since it was read) is not canceled. Its errors are RetryAll's.
+// claimed since it was read) is not canceled. WithReplicaAcks does not
+// make CancelAll wait for replicas (Cancel does). Its errors are
+// RetryAll's.
 func (n *Node) CancelAll(ctx context.Context, sel Selection) (BulkResult, error) {
 	return n.bulk(ctx, bulkCancel, sel)
 }
@@ -146,7 +148,8 @@ func (n *Node) CancelAll(ctx context.Context, sel Selection) (BulkResult, error)
 // clock, as RunNow does each (asynq's Inspector.RunAllScheduledTasks).
 // Only the tasks not due yet are picked (those due already run at once
 // anyway): Matched counts those, and a task that fell due between the
-// read and the change is matched, not changed. Each keeps its Task.Due;
+// read and the change is matched, not changed (as is, in a selection by
+// IDs, a task due already). Each keeps its Task.Due;
 // a task of a paused kind keeps waiting for Resume at its new time.
 // sel.State must be Pending. Its errors are RetryAll's.
 func (n *Node) RunNowAll(ctx context.Context, sel Selection) (BulkResult, error) {
@@ -271,6 +274,10 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 		}
 	}
 	parts := n.st.parts
+	// A partition is read again while its last read filled a batch (or
+	// found a kind it must read again) and some of what it read left the
+	// selection; one whose tasks all stayed (their sets disagree) is left
+	// after a few rounds rather than read forever.
 	stalls := map[int]int{} // rounds in a row a partition made no progress
 	for len(parts) > 0 {
 		batch, err := sc.read(ctx, parts)
@@ -298,8 +305,7 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 			if a.op == "runnow" && o.now != "" {
 				sc.from[pi] = "(" + o.now
 			}
-			progress := o.changed+o.strays > 0 || a.op == "runnow"
-			if progress && o.skipped == 0 {
+			if o.given > o.kept+o.skipped {
 				stalls[pi] = 0
 			} else {
 				stalls[pi]++
@@ -313,13 +319,15 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 	return res, nil
 }
 
-// partOutcome is what a round of a bulk action did in one partition: how
-// many tasks it changed, how many it left because their kind is not the
-// one read (read again next round), how many entries left without their
-// task it dropped, and Redis's time in the script (µs).
+// partOutcome is what a round of a bulk action did in one partition: of
+// the tasks it was given, how many it changed, how many it left because
+// their kind is not the one read (read again next round), how many
+// entries left without their task it dropped, how many it left though
+// they are still selected (a next read finds them again), and Redis's
+// time in the script (µs).
 type partOutcome struct {
-	changed, skipped, strays int
-	now                      string
+	given, changed, skipped, strays, kept int
+	now                                   string
 }
 
 // apply runs a on the tasks of byPart (by partition index), of the kinds
