@@ -7,6 +7,7 @@
 //
 //	go run ./clusterbench              # 1,000 tasks/s for 20 s per system
 //	go run ./clusterbench -seconds 5   # a quicker pass
+//	go run ./clusterbench -stores      # only the store pass: Schedule, ScheduleMany, asynq
 //
 // Start lateness is the time from a task's due time to its handler's start,
 // read on the one clock of this process. Every system gets the same task
@@ -41,6 +42,8 @@ func main() {
 	runs := flag.Int("runs", 3, "passes per system, interleaved; the table shows the median pass (by p99)")
 	only := flag.String("only", "", "run only the systems whose name contains this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	stores := flag.Bool("stores", false, "run only the store pass: Schedule, ScheduleMany and asynq's Enqueue, -store tasks each, -runs passes")
+	batch := flag.Int("batch", 1000, "tasks per ScheduleMany call in the store pass")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -61,6 +64,10 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *stores {
+		runStores(rdb, srv.addr, *storeN, *batch, *runs, srv.version)
+		return
 	}
 	w := workload{rate: *rate, seconds: *seconds, delay: *delay}
 	var syss []system
