@@ -160,23 +160,28 @@ return r
 // id under key task, unless its done marker mark or a task under the ID
 // holds it, and answers as scheduleScript does. ix are the indexes of
 // kind. A task created is not yet pending: the caller makes it so.
+// Only an ID the caller chose (fixed) is looked up: a random one is 128
+// random bits, never stored before, and has no done marker (the scripts
+// write markers for fixed IDs alone), so neither is read for it.
 const luaStoreTask = `
 local function store_task(task, mark, ix, id, kind, payload, due, maxr, fixed, meta)
   local sum = redis.sha1hex(kind .. '\0' .. due .. '\0' .. payload)
-  local d = redis.call('GET', mark)
-  if d then
-    if d == sum then return 'done' end
-    return 'conflict'
-  end
-  local f = redis.call('HMGET', task, 'sum', 'fin', 'kind')
-  if f[1] then
-    if not f[2] then
-      if f[1] == sum then return 'exists' end
+  if fixed == '1' then
+    local d = redis.call('GET', mark)
+    if d then
+      if d == sum then return 'done' end
       return 'conflict'
     end
-    if f[3] ~= kind then return 'conflict' end
-    index_rem(ix, 'done', id)
-    redis.call('DEL', task)
+    local f = redis.call('HMGET', task, 'sum', 'fin', 'kind')
+    if f[1] then
+      if not f[2] then
+        if f[1] == sum then return 'exists' end
+        return 'conflict'
+      end
+      if f[3] ~= kind then return 'conflict' end
+      index_rem(ix, 'done', id)
+      redis.call('DEL', task)
+    end
   end
   if meta == '' then
     redis.call('HSET', task, 'kind', kind, 'payload', payload, 'due', due,

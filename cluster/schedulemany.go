@@ -102,16 +102,30 @@ type storeBatch struct {
 
 // call is the script call that stores the batch's tasks of all.
 func (b storeBatch) call(all []newTask) scriptCall {
+	kinds := map[string]int{} // kind -> its number in the call, from 1
+	var names []any
+	for _, i := range b.tasks {
+		if _, ok := kinds[all[i].kind]; !ok {
+			names = append(names, all[i].kind)
+			kinds[all[i].kind] = len(names)
+		}
+	}
 	c := scriptCall{
-		keys: make([]string, 0, 6+6*len(b.tasks)),
-		args: make([]any, 0, 1+7*len(b.tasks)),
+		keys: make([]string, 0, 6+4*len(names)+2*len(b.tasks)),
+		args: make([]any, 0, 2+len(names)+7*len(b.tasks)),
 	}
 	c.keys = append(c.keys, b.part.fixedKeys()...)
-	c.args = append(c.args, b.part.channel())
+	for _, k := range names {
+		c.keys = append(c.keys, b.part.kindKeys(k.(string))...)
+	}
+	c.args = append(append(c.args, b.part.channel(), len(names)), names...)
 	for _, i := range b.tasks {
 		t := all[i]
-		c.keys = append(append(c.keys, b.part.task(t.id), b.part.done(t.id)), b.part.kindKeys(t.kind)...)
-		c.args = append(c.args, t.id, t.kind, t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), t.meta)
+		c.keys = append(c.keys, b.part.task(t.id))
+		if t.fixed {
+			c.keys = append(c.keys, b.part.done(t.id))
+		}
+		c.args = append(c.args, t.id, kinds[t.kind], t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), t.meta)
 	}
 	return c
 }
@@ -178,42 +192,53 @@ func manyError(results []ScheduleResult) error {
 // scheduleScript would, makes the created ones pending with one ZADD per
 // set, and announces them all in one message (pubsub.go), leaving out
 // those of a paused kind.
-// KEYS: the partition's fixed keys, then six per task: its hash, its done
-// marker and its kind's four indexes. ARGV: the channel, then seven per
-// task: id, kind, payload, due, max retries, fixed, the observer's
-// metadata. Returns scheduleScript's answer for each task, in order.
+// KEYS: the partition's fixed keys, the four indexes of each of the
+// batch's kinds, then per task its hash and, if its ID is fixed, its done
+// marker. ARGV:
+// the channel, the number of kinds and their names, then seven per task:
+// id, its kind's number (from 1), payload, due, max retries, fixed, the
+// observer's metadata. Returns scheduleScript's answer for each task, in
+// order.
 var scheduleManyScript = redis.NewScript(luaPublish + luaPart + luaStoreTask + `
-local res, notice, paused = {}, {}, {}
-local pending, byindex, indexes = {}, {}, {}
-for j = 1, (#KEYS - 6) / 6 do
-  local k, a = 6 + 6 * (j - 1), 1 + 7 * (j - 1)
-  local ix = {pending = KEYS[k + 3], running = KEYS[k + 4], dead = KEYS[k + 5], done = KEYS[k + 6]}
-  local id, kind, due = ARGV[a + 1], ARGV[a + 2], ARGV[a + 4]
-  local r = store_task(KEYS[k + 1], KEYS[k + 2], ix, id, kind, ARGV[a + 3], due, ARGV[a + 5], ARGV[a + 6], ARGV[a + 7])
+local nkinds = tonumber(ARGV[2])
+local kinds = {}
+for i = 1, nkinds do
+  local k = 6 + 4 * (i - 1)
+  kinds[i] = {name = ARGV[2 + i], paused = nil, zadd = {},
+    ix = {pending = KEYS[k + 1], running = KEYS[k + 2], dead = KEYS[k + 3], done = KEYS[k + 4]}}
+end
+local k, base = 6 + 4 * nkinds, 2 + nkinds
+local res, notice, pending = {}, {}, {}
+for j = 1, (#ARGV - base) / 7 do
+  local a = base + 7 * (j - 1)
+  local id, kind, due, fixed = ARGV[a + 1], kinds[tonumber(ARGV[a + 2])], ARGV[a + 4], ARGV[a + 6]
+  local task, mark = KEYS[k + 1], nil
+  k = k + 1
+  if fixed == '1' then
+    mark = KEYS[k + 1]
+    k = k + 1
+  end
+  local r = store_task(task, mark, kind.ix, id, kind.name, ARGV[a + 3], due, ARGV[a + 5], fixed, ARGV[a + 7])
   if r == 'created' then
-    if paused[kind] == nil then
-      paused[kind] = redis.call('SISMEMBER', PAUSED, kind) == 1
-      redis.call('SADD', KINDS, kind)
+    if kind.paused == nil then
+      kind.paused = redis.call('SISMEMBER', PAUSED, kind.name) == 1
+      redis.call('SADD', KINDS, kind.name)
     end
-    local z = byindex[ix.pending]
-    if not z then
-      z = {}
-      byindex[ix.pending] = z
-      indexes[#indexes + 1] = ix.pending
-    end
-    z[#z + 1] = due
-    z[#z + 1] = id
-    if paused[kind] then
+    kind.zadd[#kind.zadd + 1] = due
+    kind.zadd[#kind.zadd + 1] = id
+    if kind.paused then
       redis.call('ZREM', STATE.pending, id)
     else
       pending[#pending + 1] = due
       pending[#pending + 1] = id
-      notice[#notice + 1] = due .. ' ' .. kind .. ' ' .. #id .. ' ' .. id
+      notice[#notice + 1] = due .. ' ' .. kind.name .. ' ' .. #id .. ' ' .. id
     end
   end
   res[j] = r
 end
-for _, key in ipairs(indexes) do redis.call('ZADD', key, unpack(byindex[key])) end
+for _, kind in ipairs(kinds) do
+  if #kind.zadd > 0 then redis.call('ZADD', kind.ix.pending, unpack(kind.zadd)) end
+end
 if #pending > 0 then redis.call('ZADD', STATE.pending, unpack(pending)) end
 if #notice > 0 then publish_many(ARGV[1], notice) end
 return res
