@@ -14,7 +14,8 @@ import (
 
 // BenchmarkScheduleManyScripts compares the two ways ScheduleMany could
 // store a batch of 1,000 tasks, both in one pipeline: one schedule script
-// per task (scheduleScript, as Schedule runs it), or one script per
+// per task (scheduleScript, as Schedule runs it, and as it was before a
+// random ID was no longer looked up), or one script per
 // partition's share of the batch (scheduleManyScript, up to the given
 // number of tasks per script), which ScheduleMany runs. Besides the time
 // per task it reports what Redis did per task, from INFO commandstats:
@@ -30,12 +31,13 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 	const batch = 1000
 	for _, mode := range []struct {
 		name    string
-		perTask bool
+		perTask *redis.Script
 		chunk   int
 	}{
-		{"one script per task", true, 0},
-		{"one script per partition, up to 64 tasks", false, 64},
-		{"one script per partition, up to 256 tasks", false, 256},
+		{"one script per task, random IDs looked up (before)", scheduleScriptBefore, 0},
+		{"one script per task", scheduleScript, 0},
+		{"one script per partition, up to 64 tasks", nil, 64},
+		{"one script per partition, up to 256 tasks", nil, 256},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			if err := rdb.FlushAll(ctx).Err(); err != nil {
@@ -56,8 +58,8 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 				}
 				var calls []scriptCall
 				sc := scheduleManyScript
-				if mode.perTask {
-					sc = scheduleScript
+				if mode.perTask != nil {
+					sc = mode.perTask
 					for _, t := range tasks {
 						p := n.st.partOf(t.id)
 						calls = append(calls, scriptCall{keys: p.taskKeys(t.kind, t.id),
@@ -97,6 +99,33 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 		})
 	}
 }
+
+// scheduleScriptBefore is scheduleScript as it was before a random ID was
+// no longer looked up: it reads the done marker and the hash of every
+// task, and sets the metadata with a second HSET.
+var scheduleScriptBefore = redis.NewScript(luaPublish + luaPart + `
+local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
+local d = redis.call('GET', MARK)
+if d then
+  if d == sum then return 'done' end
+  return 'conflict'
+end
+local f = redis.call('HMGET', TASK, 'sum', 'fin', 'kind')
+if f[1] then
+  if not f[2] then
+    if f[1] == sum then return 'exists' end
+    return 'conflict'
+  end
+  if f[3] ~= ARGV[2] then return 'conflict' end
+  index_rem(INDEX, 'done', ARGV[1])
+  redis.call('DEL', TASK)
+end
+redis.call('HSET', TASK, 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
+  'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
+if ARGV[8] ~= '' then redis.call('HSET', TASK, 'meta', ARGV[8]) end
+make_pending(INDEX, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
+return 'created'
+`)
 
 // redisWork is the sum of INFO commandstats's calls over every command
 // (but INFO and FLUSHALL), the time Redis spent executing EVALSHA,
