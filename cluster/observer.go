@@ -322,6 +322,8 @@ var scriptNames = map[string]string{
 
 	listRecordsScript.Hash(): "records",
 	periodicRunScript.Hash(): "periodic run",
+
+	scheduleManyScript.Hash(): "schedule many",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the

@@ -8,6 +8,7 @@
 //	go run ./clusterbench              # 1,000 tasks/s for 20 s per system
 //	go run ./clusterbench -seconds 5   # a quicker pass
 //	go run ./clusterbench -stores      # only the store pass: Schedule, ScheduleMany, asynq
+//	go run ./clusterbench -lifecycle -seconds 10 -cpuprofile cpu.out   # each step's cost
 //
 // Start lateness is the time from a task's due time to its handler's start,
 // read on the one clock of this process. Every system gets the same task
@@ -44,6 +45,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	stores := flag.Bool("stores", false, "run only the store pass: Schedule, ScheduleMany and asynq's Enqueue, -store tasks each, -runs passes")
 	batch := flag.Int("batch", 1000, "tasks per ScheduleMany call in the store pass")
+	lifecycle := flag.Bool("lifecycle", false, "run only the lifecycle pass: what each step of a task costs, at -rate tasks/s for -seconds")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -64,6 +66,10 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *lifecycle {
+		runLifecycle(rdb, srv.addr, *rate, *seconds)
+		return
 	}
 	if *stores {
 		runStores(rdb, srv.addr, *storeN, *batch, *runs, srv.version)
