@@ -34,7 +34,7 @@ import (
 // lifecycleLease is the nodes' lease: a slow task runs for 60% of it.
 const lifecycleLease = 2 * time.Second
 
-func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
+func runLifecycle(rdb *redis.Client, addr string, rate, seconds, batch int) {
 	ctx := context.Background()
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
 		log.Fatal(err)
@@ -65,6 +65,7 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
 	rec := newRecorder(n)
 	var failed, slow atomic.Int64
 	handler := func(ctx context.Context, t cluster.Task) error {
+		late := time.Since(t.Due) // of the first run: a retry starts later by design
 		i, _ := strconv.Atoi(string(t.Payload))
 		if i%10 == 3 && t.Attempt == 0 {
 			failed.Add(1)
@@ -78,7 +79,7 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
 				return ctx.Err()
 			}
 		}
-		rec.add(time.Since(t.Due))
+		rec.add(late)
 		return nil
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -119,8 +120,14 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
 	cpu0, rcpu0 := cputime.Process(), redisCPU(rdb)
 	producer := nodes[3]
 	var seq atomic.Int64
-	log.Printf("lifecycle: %d tasks/s for %d s on 3 nodes ...", rate, seconds)
-	if _, err := produce(workload{rate: rate, seconds: seconds, delay: time.Second}, func(due time.Time) error {
+	how := "Schedule from 16 goroutines"
+	if batch > 0 {
+		how = fmt.Sprintf("ScheduleMany, %d tasks every %v", batch, time.Duration(batch)*time.Second/time.Duration(rate))
+	}
+	log.Printf("lifecycle: %d tasks/s for %d s on 3 nodes, stored by %s ...", rate, seconds, how)
+	if batch > 0 {
+		produceBatches(producer, rate, n, batch, &seq)
+	} else if _, err := produce(workload{rate: rate, seconds: seconds, delay: time.Second}, func(due time.Time) error {
 		_, err := producer.Schedule(ctx, "bench", []byte(strconv.FormatInt(seq.Add(1)-1, 10)), due)
 		return err
 	}); err != nil {
@@ -162,8 +169,8 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
 	}
 	p50, p99 := quantiles(late)
 	per := float64(n) / 1000
-	fmt.Printf("\nLifecycle of %d tasks at %d tasks/s (3 started nodes, 1 storing node, one redis-server %s, no AOF; %d failed first runs, %d runs of 60%% of the lease): start lateness p50 %v p99 %v; client CPU %v (%.1f ms / 1k tasks), redis CPU %v (%.1f ms / 1k tasks); 1-minute load average %s.\n",
-		n, rate, versionOf(rdb), failed.Load(), slow.Load(), p50, p99, cpu, float64(cpu.Milliseconds())/per, rcpu, float64(rcpu.Milliseconds())/per, loadAverage())
+	fmt.Printf("\nLifecycle of %d tasks at %d tasks/s, stored by %s (3 started nodes, 1 storing node, one redis-server %s, no AOF; %d failed first runs, %d runs of 60%% of the lease): start lateness p50 %v p99 %v; client CPU %v (%.1f ms / 1k tasks), redis CPU %v (%.1f ms / 1k tasks); 1-minute load average %s.\n",
+		n, rate, how, versionOf(rdb), failed.Load(), slow.Load(), p50, p99, cpu, float64(cpu.Milliseconds())/per, rcpu, float64(rcpu.Milliseconds())/per, loadAverage())
 	fmt.Printf("\nBytes on the nodes' connections: written %.0f, read %.0f per task (subscriptions' messages included).\n\n", float64(written)/float64(n), float64(read)/float64(n))
 	fmt.Print("| Step | calls / 1k tasks | round trips / 1k tasks | keys / call | bytes sent / call | bytes received / call | Redis µs / call (SLOWLOG) |\n|---|---|---|---|---|---|---|\n")
 	var names []string
@@ -195,6 +202,25 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds int) {
 	sort.Slice(cmds, func(i, j int) bool { return d.byCommand[cmds[i]] > d.byCommand[cmds[j]] })
 	for _, k := range cmds {
 		fmt.Printf("| %s | %.1f | %.2f |\n", k, float64(d.byCommand[k])/per, float64(d.usecByCommand[k])/float64(d.byCommand[k]))
+	}
+}
+
+// produceBatches stores n tasks at rate per second with ScheduleMany,
+// batch tasks per call, each due 1 s after its call.
+func produceBatches(producer *cluster.Node, rate, n, batch int, seq *atomic.Int64) {
+	every := time.Duration(batch) * time.Second / time.Duration(rate)
+	start := time.Now()
+	for b := 0; b*batch < n; b++ {
+		at := start.Add(time.Duration(b) * every)
+		time.Sleep(time.Until(at))
+		tasks := make([]cluster.ScheduleManyParams, 0, batch)
+		for range min(batch, n-b*batch) {
+			tasks = append(tasks, cluster.ScheduleManyParams{Kind: "bench",
+				Payload: []byte(strconv.FormatInt(seq.Add(1)-1, 10)), Due: at.Add(time.Second)})
+		}
+		if _, err := producer.ScheduleMany(context.Background(), tasks); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 

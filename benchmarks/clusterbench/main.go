@@ -45,6 +45,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	stores := flag.Bool("stores", false, "run only the store pass: Schedule, ScheduleMany and asynq's Enqueue, -store tasks each, -runs passes")
 	batch := flag.Int("batch", 1000, "tasks per ScheduleMany call in the store pass")
+	lifecycleBatch := flag.Int("lifecycle-batch", 0, "in the lifecycle pass, store with ScheduleMany, this many tasks per call (0: Schedule per task)")
 	lifecycle := flag.Bool("lifecycle", false, "run only the lifecycle pass: what each step of a task costs, at -rate tasks/s for -seconds")
 	flag.Parse()
 	log.SetFlags(0)
@@ -68,7 +69,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if *lifecycle {
-		runLifecycle(rdb, srv.addr, *rate, *seconds)
+		runLifecycle(rdb, srv.addr, *rate, *seconds, *lifecycleBatch)
 		return
 	}
 	if *stores {
