@@ -163,7 +163,7 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds, batch int) {
 	}
 	steps := hook.snapshot()
 	read, written := netRead.Load()-read0, netWritten.Load()-written0
-	scriptUsec, scriptCalls, err := slowlogByScript(ctx, rdb, cluster.ScriptNames())
+	scriptTimes, err := slowlogByScript(ctx, rdb, cluster.ScriptNames())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds, batch int) {
 	fmt.Printf("\nLifecycle of %d tasks at %d tasks/s, stored by %s (3 started nodes, 1 storing node, one redis-server %s, no AOF; %d failed first runs, %d runs of 60%% of the lease): start lateness p50 %v p99 %v; client CPU %v (%.1f ms / 1k tasks), redis CPU %v (%.1f ms / 1k tasks); 1-minute load average %s.\n",
 		n, rate, how, versionOf(rdb), failed.Load(), slow.Load(), p50, p99, cpu, float64(cpu.Milliseconds())/per, rcpu, float64(rcpu.Milliseconds())/per, loadAverage())
 	fmt.Printf("\nBytes on the nodes' connections: written %.0f, read %.0f per task (subscriptions' messages included).\n\n", float64(written)/float64(n), float64(read)/float64(n))
-	fmt.Print("| Step | calls / 1k tasks | round trips / 1k tasks | keys / call | bytes sent / call | bytes received / call | Redis µs / call (SLOWLOG) |\n|---|---|---|---|---|---|---|\n")
+	fmt.Print("| Step | calls / 1k tasks | round trips / 1k tasks | keys / call | bytes sent / call | bytes received / call | Redis µs / call, p50 / p99 (SLOWLOG) |\n|---|---|---|---|---|---|---|\n")
 	var names []string
 	for k, s := range steps {
 		if s.calls-hook0[k].calls > 0 {
@@ -186,8 +186,9 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds, batch int) {
 		s, s0 := steps[k], hook0[k]
 		calls := float64(s.calls - s0.calls)
 		us := "—"
-		if name, ok := strings.CutPrefix(k, "script "); ok && scriptCalls[name] > 0 {
-			us = fmt.Sprintf("%.1f", float64(scriptUsec[name])/float64(scriptCalls[name]))
+		if name, ok := strings.CutPrefix(k, "script "); ok && len(scriptTimes[name]) > 0 {
+			p50, p99 := quantiles(scriptTimes[name])
+			us = fmt.Sprintf("%d / %d", p50.Microseconds(), p99.Microseconds())
 		}
 		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.0f | %.0f | %s |\n", k, calls/per, float64(s.roundTrips-s0.roundTrips)/per,
 			float64(s.keys-s0.keys)/calls, float64(s.sent-s0.sent)/calls, float64(s.received-s0.received)/calls, us)
@@ -206,7 +207,8 @@ func runLifecycle(rdb *redis.Client, addr string, rate, seconds, batch int) {
 }
 
 // produceBatches stores n tasks at rate per second with ScheduleMany,
-// batch tasks per call, each due 1 s after its call.
+// batch tasks per call, due 1 s after their call at 1/rate apart: the
+// same stream of due times as Schedule's.
 func produceBatches(producer *cluster.Node, rate, n, batch int, seq *atomic.Int64) {
 	every := time.Duration(batch) * time.Second / time.Duration(rate)
 	start := time.Now()
@@ -214,9 +216,10 @@ func produceBatches(producer *cluster.Node, rate, n, batch int, seq *atomic.Int6
 		at := start.Add(time.Duration(b) * every)
 		time.Sleep(time.Until(at))
 		tasks := make([]cluster.ScheduleManyParams, 0, batch)
-		for range min(batch, n-b*batch) {
+		interval := time.Second / time.Duration(rate)
+		for i := range min(batch, n-b*batch) {
 			tasks = append(tasks, cluster.ScheduleManyParams{Kind: "bench",
-				Payload: []byte(strconv.FormatInt(seq.Add(1)-1, 10)), Due: at.Add(time.Second)})
+				Payload: []byte(strconv.FormatInt(seq.Add(1)-1, 10)), Due: at.Add(time.Second + time.Duration(i)*interval)})
 		}
 		if _, err := producer.ScheduleMany(context.Background(), tasks); err != nil {
 			log.Fatal(err)
@@ -224,14 +227,16 @@ func produceBatches(producer *cluster.Node, rate, n, batch int, seq *atomic.Int6
 	}
 }
 
-// slowlogByScript sums SLOWLOG's entries (every command, with the
-// threshold at 0) by script name: time inside Redis and calls.
-func slowlogByScript(ctx context.Context, rdb *redis.Client, names map[string]string) (usec, calls map[string]int64, err error) {
+// slowlogByScript collects SLOWLOG's entries (every command, with the
+// threshold at 0) by script name: each call's time inside Redis. The
+// time is the wall clock: a server preempted by the machine's other load
+// mid-script shows in the tail, less in the median.
+func slowlogByScript(ctx context.Context, rdb *redis.Client, names map[string]string) (map[string][]time.Duration, error) {
 	logs, err := rdb.SlowLogGet(ctx, -1).Result()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	usec, calls = map[string]int64{}, map[string]int64{}
+	times := map[string][]time.Duration{}
 	for _, l := range logs {
 		if len(l.Args) < 2 || !strings.EqualFold(l.Args[0], "evalsha") {
 			continue
@@ -240,10 +245,9 @@ func slowlogByScript(ctx context.Context, rdb *redis.Client, names map[string]st
 		if !ok {
 			name = l.Args[1][:8]
 		}
-		usec[name] += l.Duration.Microseconds()
-		calls[name]++
+		times[name] = append(times[name], l.Duration)
 	}
-	return usec, calls, nil
+	return times, nil
 }
 
 // versionOf is the server's version.
