@@ -47,6 +47,20 @@ func TestScheduleManyOnRedisCluster(t *testing.T) {
 		},
 		rdb: clusterClient(t, c),
 	})
+
+	t.Run("with replica acknowledgements", func(t *testing.T) {
+		n := newClusterNode(t, c, "{"+t.Name()+"}", nil, cluster.WithReplicaAcks(1, 5*time.Second))
+		batch := make([]cluster.ScheduleManyParams, 300)
+		for i := range batch {
+			batch[i] = cluster.ScheduleManyParams{Kind: "k", Payload: []byte(fmt.Sprint(i)), Due: time.Now().Add(time.Hour)}
+		}
+		results, err := n.ScheduleMany(context.Background(), batch)
+		require.NoError(t, err)
+		for _, r := range results {
+			require.NotEmpty(t, r.ID)
+		}
+		assert.Equal(t, cluster.Counts{Pending: 300}, counts(t, n))
+	})
 }
 
 func scheduleManySuite(t *testing.T, b manyBackend) {
@@ -295,6 +309,31 @@ func scheduleManySuite(t *testing.T, b manyBackend) {
 		for _, r := range results {
 			assert.True(t, got[r.ID], "%s ran", r.ID)
 		}
+	})
+
+	t.Run("a partition's share beyond one script is split, in order", func(t *testing.T) {
+		p := prefix(t)
+		n := b.newNode(t, p, nil, cluster.WithPartitions(2))
+		due := time.Now().Add(time.Hour)
+		batch := make([]cluster.ScheduleManyParams, 1200)
+		for i := range batch {
+			batch[i] = cluster.ScheduleManyParams{Kind: "k", Payload: []byte(fmt.Sprint(i)), Due: due}
+		}
+		// The same ID first and last, a different task under another ID
+		// first and last: hundreds of tasks, so scripts, apart.
+		same := []cluster.ScheduleOption{cluster.WithID("same")}
+		batch[0].Opts, batch[1199].Opts = same, same
+		batch[1199].Payload = batch[0].Payload
+		other := []cluster.ScheduleOption{cluster.WithID("other")}
+		batch[1].Opts, batch[1198].Opts = other, other
+		results, err := n.ScheduleMany(ctx, batch)
+		require.ErrorIs(t, err, cluster.ErrIDConflict)
+		assert.Contains(t, err.Error(), "1 of 1200 tasks not stored")
+		assert.Equal(t, cluster.ScheduleResult{ID: "same"}, results[0])
+		assert.Equal(t, cluster.ScheduleResult{ID: "same"}, results[1199])
+		assert.Equal(t, cluster.ScheduleResult{ID: "other"}, results[1])
+		assert.ErrorIs(t, results[1198].Err, cluster.ErrIDConflict)
+		assert.Equal(t, cluster.Counts{Pending: 1198}, counts(t, n))
 	})
 
 	t.Run("a failed partition fails its tasks alone", func(t *testing.T) {
