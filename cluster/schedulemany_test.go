@@ -177,9 +177,7 @@ func scheduleManySuite(t *testing.T, b manyBackend) {
 			assert.ErrorIs(t, r.Err, cluster.ErrIDConflict, "task %d", i)
 			assert.ErrorIs(t, r.Err, scheduler.ErrInvalidArgument, "task %d", i)
 			assert.Empty(t, r.ID)
-			info, ok, err := n.Get(ctx, first[i].ID)
-			require.NoError(t, err)
-			require.True(t, ok)
+			info := get(t, n, first[i].ID)
 			assert.Equal(t, []byte(fmt.Sprint(i)), info.Payload, "the stored task %d is left as it was", i)
 		}
 		assert.Equal(t, cluster.Counts{Pending: 100}, counts(t, n))
@@ -231,10 +229,7 @@ func scheduleManySuite(t *testing.T, b manyBackend) {
 			assert.Empty(t, r.ID, "task %d", i)
 		}
 		for _, id := range stored {
-			info, ok, err := n.Get(ctx, id)
-			require.NoError(t, err)
-			require.True(t, ok)
-			assert.Equal(t, cluster.Pending, info.State)
+			assert.Equal(t, cluster.Pending, get(t, n, id).State)
 		}
 		assert.Equal(t, cluster.Counts{Pending: 3}, counts(t, n))
 		none, err := n.ScheduleMany(ctx, nil)
@@ -271,9 +266,7 @@ func scheduleManySuite(t *testing.T, b manyBackend) {
 		assert.Equal(t, int64(len(batch)), total)
 		assert.Equal(t, cluster.Counts{Pending: int64(len(batch))}, counts(t, n))
 		for _, i := range []int{0, 4999, 9999} {
-			info, ok, err := n.Get(ctx, results[i].ID)
-			require.NoError(t, err)
-			require.True(t, ok)
+			info := get(t, n, results[i].ID)
 			assert.Equal(t, batch[i].Kind, info.Kind)
 			assert.Equal(t, batch[i].Payload, info.Payload)
 			assert.True(t, batch[i].Due.Truncate(time.Microsecond).Equal(info.Due), "due of task %d", i)
