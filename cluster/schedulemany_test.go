@@ -354,3 +354,33 @@ func partitionsOf(prefix string, ids map[string]bool) map[string]int {
 	}
 	return parts
 }
+
+func TestScheduleManyStoresTheObserversMetadataAndReportsEachTaskCreated(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rec := newRecorder()
+	seen := make(chan string, 10)
+	n := newNode(t, srv, map[string]cluster.Handler{"mail": func(ctx context.Context, _ cluster.Task) error {
+		id, _ := ctx.Value(traceKey{}).(string)
+		seen <- id
+		return nil
+	}}, cluster.WithObserver(rec.observer()))
+	start(t, n)
+
+	ctx := context.WithValue(context.Background(), traceKey{}, "trace-many")
+	// Ten tasks: the recorder's channels hold 16 claims and ends.
+	batch := make([]cluster.ScheduleManyParams, 10)
+	for i := range batch {
+		batch[i] = cluster.ScheduleManyParams{Kind: "mail", Payload: []byte(fmt.Sprint(i)), Due: time.Now(),
+			Opts: []cluster.ScheduleOption{cluster.WithID(fmt.Sprintf("mail-%d", i))}}
+	}
+	_, err := n.ScheduleMany(ctx, batch)
+	require.NoError(t, err)
+	for range batch {
+		assert.Equal(t, "trace-many", recv(t, seen, 10*time.Second, "a run"), "the handler's ctx carries the stored metadata")
+	}
+	// The same tasks again are no new tasks: not reported.
+	_, err = n.ScheduleMany(ctx, batch)
+	require.NoError(t, err)
+	assert.Len(t, rec.scheduledKinds(), len(batch))
+	assert.Positive(t, rec.scriptCalls("schedule many"), "the script is named for the observer")
+}
