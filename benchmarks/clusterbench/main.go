@@ -8,7 +8,7 @@
 //	go run ./clusterbench              # 1,000 tasks/s for 20 s per system
 //	go run ./clusterbench -seconds 5   # a quicker pass
 //	go run ./clusterbench -stores      # only the store pass: Schedule, ScheduleMany, asynq
-//	go run ./clusterbench -lifecycle -seconds 10 -cpuprofile cpu.out   # each step's cost
+//	go run ./clusterbench -lifecycle -seconds 10   # what each step of a task costs
 //
 // Start lateness is the time from a task's due time to its handler's start,
 // read on the one clock of this process. Every system gets the same task

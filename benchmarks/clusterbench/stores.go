@@ -41,13 +41,12 @@ func storers(batch int) []storer {
 
 // storeRow is one storer's median pass.
 type storeRow struct {
-	name           string
-	n              int
-	perSec         float64
-	cpu, redisCPU  time.Duration
-	cmds, scripts  float64 // Redis commands (those inside scripts included) and scripts, per task
-	netIn, netOut  float64 // bytes Redis read and wrote, per task
-	commandsByName map[string]int64
+	name          string
+	n             int
+	perSec        float64
+	cpu, redisCPU time.Duration
+	cmds, scripts float64 // Redis commands (those inside scripts included) and scripts, per task
+	netIn, netOut float64 // bytes Redis read and wrote, per task
 }
 
 // runStores runs every storer runs times, interleaved, n tasks each, and
@@ -83,7 +82,7 @@ func runStores(rdb *redis.Client, addr string, n, batch, runs int, version strin
 			}
 			r := storeRow{name: st.name, n: n, perSec: float64(n) / el.Seconds(), cpu: cpu, redisCPU: rcpu,
 				cmds: float64(d.commands) / float64(n), scripts: float64(d.scripts) / float64(n),
-				netIn: float64(d.netIn) / float64(n), netOut: float64(d.netOut) / float64(n), commandsByName: d.byCommand}
+				netIn: float64(d.netIn) / float64(n), netOut: float64(d.netOut) / float64(n)}
 			log.Printf("store pass %d, %s: %.0f tasks/s, client CPU %v, redis CPU %v, %.2f commands/task (%s), %d keys in Redis",
 				pass+1, st.name, r.perSec, cpu, rcpu, r.cmds, commandList(d.byCommand, n), stored)
 			passes[i] = append(passes[i], r)
