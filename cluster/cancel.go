@@ -17,7 +17,8 @@ type Cancellation struct {
 	// WasRunning is true if a node held a claim on it (a run was in
 	// flight) when it was removed. That run's ctx is canceled within a
 	// third of the lease, if its node can reach Redis, and its outcome is
-	// dropped.
+	// dropped. Its handler is not called if the node heard of the cancel
+	// first; it may still start while the notice is in flight.
 	WasRunning bool
 }
 

@@ -323,6 +323,10 @@ var scriptNames = map[string]string{
 
 	listRecordsScript.Hash(): "records",
 	periodicRunScript.Hash(): "periodic run",
+
+	periodicClaimScript.Hash(): "periodic claim",
+	cursorScript.Hash():        "periodic cursor",
+	scheduleManyScript.Hash():  "schedule many",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the
