@@ -86,7 +86,7 @@ func ExampleNode_Pause() {
 	}
 }
 
-// RetryAll retries the dead tasks of one kind that died in the last hour,
+// RetryAll retries every dead task of one kind (once its handler is fixed),
 // after a confirmation of how many that is. (Compiled, not run: it needs
 // a Redis server.)
 func ExampleNode_RetryAll() {
