@@ -274,11 +274,12 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 		}
 	}
 	parts := n.st.parts
-	// A partition is read again while its last read filled a batch (or
-	// found a kind it must read again) and some of what it read left the
-	// selection; one whose tasks all stayed (their sets disagree) is left
-	// after a few rounds rather than read forever.
-	stalls := map[int]int{} // rounds in a row a partition made no progress
+	// A partition is read again while its last read filled a batch and
+	// some of what it read left the selection, or found tasks whose kind
+	// it must read again; one whose batch all stayed (their sets disagree)
+	// is left rather than read forever. What it reads again is matched
+	// once.
+	stalls := map[int]int{} // rounds in a row a partition found kinds to read again
 	for len(parts) > 0 {
 		batch, err := sc.read(ctx, parts)
 		if err != nil {
@@ -305,12 +306,14 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 			if a.op == "runnow" && o.now != "" {
 				sc.from[pi] = "(" + o.now
 			}
-			if o.given > o.kept+o.skipped {
-				stalls[pi] = 0
-			} else {
+			if o.skipped > 0 {
 				stalls[pi]++
+			} else {
+				stalls[pi] = 0
 			}
-			if (batch.full[pi] || o.skipped > 0) && stalls[pi] < 3 {
+			left := o.given > o.kept+o.skipped
+			if batch.full[pi] && left || o.skipped > 0 && stalls[pi] < 3 {
+				res.Matched -= o.kept + o.skipped
 				more = append(more, n.st.parts[pi])
 			}
 		}
