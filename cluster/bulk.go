@@ -197,7 +197,7 @@ func (n *Node) checkSelection(ctx context.Context, what string, a bulkAction, se
 	}
 	if sel.Kind != "" {
 		if err := validKind(sel.Kind); err != nil {
-			return err
+			return failed(what, err)
 		}
 		return n.checkKnownKind(ctx, what, sel.Kind)
 	}

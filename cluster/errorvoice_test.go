@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -96,4 +97,18 @@ func TestErrorsNameTheTaskTheCauseOnceAndTheServerOnce(t *testing.T) {
 	assert.ErrorIs(t, err, cluster.ErrNotReplicated)
 	assert.Equal(t, 1, strings.Count(err.Error(), "cluster: "), "one prefix: %q", err)
 	assert.Contains(t, err.Error(), "cluster: cancel p1: ")
+}
+
+// TestBadKindErrorsNameTheAction: a bad kind is refused naming the action
+// once and the kind once.
+func TestBadKindErrorsNameTheAction(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	n := newNode(t, srv, nil)
+	ctx := context.Background()
+	_, err := n.List(ctx, cluster.ListQuery{State: cluster.Pending, Kind: "a b", Limit: 1})
+	assert.EqualError(t, err, `cluster: list pending: kind "a b": want 1 to 200 bytes without white space`)
+	assert.EqualError(t, n.Pause(ctx, "a b"), `cluster: pause: kind "a b": want 1 to 200 bytes without white space`)
+	_, err = n.RetryAll(ctx, cluster.Selection{State: cluster.Dead, Kind: "a b"})
+	assert.EqualError(t, err, `cluster: retry all dead tasks of kind a b: kind "a b": want 1 to 200 bytes without white space`)
+	assert.ErrorIs(t, err, scheduler.ErrInvalidArgument)
 }

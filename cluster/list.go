@@ -79,7 +79,7 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	if q.Kind != "" {
 		if err := validKind(q.Kind); err != nil {
-			return Page{}, err
+			return Page{}, failed("list "+string(q.State), err)
 		}
 	}
 	if q.Limit < 1 || q.Limit > MaxPage {

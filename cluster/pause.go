@@ -78,7 +78,7 @@ return 1
 // paused before any task of it is stored.
 func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
-		return err
+		return failed("pause", err)
 	}
 	if err := n.checkKnownKind(ctx, "pause "+kind, kind); err != nil {
 		return err
@@ -94,7 +94,7 @@ func (n *Node) Pause(ctx context.Context, kind string) error {
 // ErrUnknownKind. Its cost and errors are Pause's.
 func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
-		return err
+		return failed("resume", err)
 	}
 	if err := n.checkKnownKind(ctx, "resume "+kind, kind); err != nil {
 		return err
