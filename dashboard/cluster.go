@@ -162,13 +162,8 @@ func countOf(c cluster.Counts, state cluster.State) int64 {
 }
 
 // wasCanceled reports whether a done record is of a task Node.Cancel
-// removed rather than one that completed: its last run record says so.
-func wasCanceled(info cluster.Info) bool {
-	if info.State != cluster.Done || len(info.History) == 0 {
-		return false
-	}
-	return info.History[len(info.History)-1].Outcome == cluster.OutcomeCanceled
-}
+// removed rather than one that completed (Info.Canceled).
+func wasCanceled(info cluster.Info) bool { return info.State == cluster.Done && info.Canceled }
 
 // pageLimit reads a ?limit= query: the page size unless given, else a
 // whole number from 1 to cluster.MaxPage; anything else is refused.
@@ -295,5 +290,12 @@ func (h *Handler) clusterPeriodic(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "cluster_periodic", "Periodic tasks", d)
 }
 
-// nextRun is when a pending task runs next: its due time.
-func nextRun(info cluster.Info) time.Time { return info.Due }
+// nextRun is when a pending task runs next (Info.NextRun: the retry's
+// time when retrying, the moved time after a run now), its due time if
+// the store does not say.
+func nextRun(info cluster.Info) time.Time {
+	if !info.NextRun.IsZero() {
+		return info.NextRun
+	}
+	return info.Due
+}

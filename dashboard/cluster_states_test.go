@@ -91,3 +91,21 @@ func TestClusterStateTabsShowTheirCounts(t *testing.T) {
 	_, body = get(t, srv+"/cluster/tasks?state=pending&kind=email")
 	mustContain(t, body, `id="tab-pending" class="here">pending <span class="count">3</span>`, `<span id="state-total">3</span>`)
 }
+
+func TestClusterRetryingTaskShowsItsNextRunBesideItsFirstDueTime(t *testing.T) {
+	rdb := startRedis(t)
+	node := newNode(t, rdb)
+	id := scheduleAt(t, node, "flaky", "", time.Now(), cluster.WithTaskMaxRetries(3))
+	runTasks(t, rdb, "flaky", 1, "upstream 503", cluster.WithBackoff(func(int) time.Duration { return time.Hour }))
+	info, _ := getInfo(t, node, id)
+	if !info.Retrying || info.NextRun.Sub(info.Due) < 50*time.Minute {
+		t.Fatalf("task %+v, want retrying with its next run an hour after its due time", info)
+	}
+	abs := func(tm time.Time) string { return `">` + tm.UTC().Format("2006-01-02 15:04:05") + " UTC</time>" }
+	srv := serveCluster(t, node)
+	_, body := get(t, srv+"/cluster/task?id="+id)
+	mustContain(t, body, `<td id="next-run"><time datetime="`+info.NextRun.UTC().Format(time.RFC3339Nano)+abs(info.NextRun),
+		`<td id="due"><time datetime="`+info.Due.UTC().Format(time.RFC3339Nano)+abs(info.Due), "(first due)")
+	_, body = get(t, srv+"/cluster/tasks?state=pending")
+	mustContain(t, body, abs(info.NextRun), `<span class="muted">first due <time datetime="`+info.Due.UTC().Format(time.RFC3339Nano))
+}
