@@ -153,7 +153,7 @@ func (n *Node) reapLoop(ctx context.Context) {
 		}
 		n.mu.Unlock()
 		for len(parts) > 0 {
-			full, err := n.st.reap(ctx, parts, reapBatch, n.cfg.maxLost)
+			full, err := n.st.reap(ctx, parts, reapBatch, n.cfg.maxLost, n.timelineNow())
 			if err != nil {
 				if ctx.Err() == nil {
 					n.cfg.logger.Warn("cluster: reap: failed", "err", err)
@@ -181,15 +181,17 @@ return redis.call('ZRANGE', KEYS[1], '-inf', now(), 'BYSCORE', 'LIMIT', 0, tonum
 // attempt; past the limit of lost runs they go dead. It checks each lease
 // again, so a task renewed or reaped since expiredScript listed it is left
 // alone. KEYS: the partition's fixed keys, then five per task (see
-// luaPart). ARGV: channel, max lost runs, then the tasks' IDs. Returns how
-// many it reaped.
-var reapScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
+// luaPart), then the minute's timeline hash if lost runs are counted
+// (timeline_record.go). ARGV: channel, max lost runs, the timeline hash's
+// time to live (ms), then the tasks' IDs. Returns how many it reaped.
+var reapScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaTimeline + `
 local t = now()
 local why = 'cluster: lease expired: the node running the task stopped, stalled or lost Redis'
 local n = 0
-for j = 3, #ARGV do
+local tl = KEYS[6 + 5 * (#ARGV - 3) + 1]
+for j = 4, #ARGV do
   local id = ARGV[j]
-  local k, ix = task_keys(j - 2)
+  local k, ix = task_keys(j - 3)
   local s = redis.call('ZSCORE', STATE.running, id)
   local kind = redis.call('HGET', k, 'kind')
   if s and tonumber(s) <= tonumber(t) and not kind then
@@ -198,6 +200,10 @@ for j = 3, #ARGV do
   elseif s and tonumber(s) <= tonumber(t) and names_kind(ix, kind) then
     n = n + 1
     index_rem(ix, 'running', id)
+    if tl then
+      local r = redis.call('HMGET', k, 'next', 'start')
+      count_run(tl, ARGV[3], kind, r[1], r[2], 'l')
+    end
     add_run(k, 'lost', t, why)
     redis.call('HDEL', k, 'owner', 'next', 'start')
     local lost = redis.call('HINCRBY', k, 'lost', 1)
@@ -216,7 +222,7 @@ return n
 // limit per partition: it lists them (one pipeline), reads their kinds
 // (one pipeline) and reaps them (one pipeline). full is true if some
 // partition had limit or more, so that the caller reaps again.
-func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int) (full bool, err error) {
+func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, tl timelineRec) (full bool, err error) {
 	listed, err := s.eachPartition(ctx, expiredScript, parts, func(p partition) *scriptCall {
 		return &scriptCall{keys: []string{p.lease()}, args: []any{limit}}
 	})
@@ -241,6 +247,7 @@ func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int) 
 	if err != nil {
 		return false, err
 	}
-	err = s.runOnTasks(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost} })
+	err = s.runOnTasks(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost, tl.ttlMillis()} },
+		func(p partition) []string { return tl.keys(p, nil) })
 	return full, err
 }

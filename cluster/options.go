@@ -44,6 +44,7 @@ type config struct {
 	backoff     func(attempt int) time.Duration
 	maxPayload  int
 	retention   time.Duration
+	timeline    time.Duration // WithTimelineRetention; 0: not recorded
 	loadLimit   int
 	backupDelay time.Duration
 	taskTimeout time.Duration // 0: no limit
@@ -97,6 +98,7 @@ func defaultConfig() config {
 		backoff:     DefaultBackoff,
 		maxPayload:  1 << 20,
 		retention:   24 * time.Hour,
+		timeline:    DefaultTimelineRetention,
 		loadLimit:   10000,
 		backupDelay: 100 * time.Millisecond,
 		logger:      slog.Default(),
@@ -147,6 +149,8 @@ func (c *config) validate() error {
 		return invalid("New", "max payload %d < 0", c.maxPayload)
 	case c.retention <= 0:
 		return invalid("New", "retention %v <= 0", c.retention)
+	case c.timeline < 0:
+		return invalid("New", "timeline retention %v < 0", c.timeline)
 	case c.loadLimit < 1:
 		return invalid("New", "load limit %d < 1", c.loadLimit)
 	case c.backupDelay < 0:
@@ -238,6 +242,20 @@ func WithMaxPayload(n int) Option { return optionFunc(func(c *config) { c.maxPay
 // scheduling it again does not run it again (default 24 h). It must exceed
 // the clock skew between replicas and the window by far.
 func WithRetention(d time.Duration) Option { return optionFunc(func(c *config) { c.retention = d }) }
+
+// DefaultTimelineRetention is how long the per-minute timeline of runs
+// (Node.Timeline) is kept without WithTimelineRetention.
+const DefaultTimelineRetention = 24 * time.Hour
+
+// WithTimelineRetention sets how long the per-kind, per-minute counts of
+// runs, failures, lost runs, start lateness and pending depth that
+// Node.Timeline reads are kept in Redis (default
+// DefaultTimelineRetention, 24 hours); 0 turns the recording off for this
+// node (Timeline still reads what other nodes record). asynqmon's charts
+// read the same counts from asynq's daily stats keys.
+func WithTimelineRetention(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.timeline = d })
+}
 
 // WithLoadLimit sets how many tasks one sweep loads at most (default 10000);
 // a node with a larger backlog loads the rest as it works through it.

@@ -16,8 +16,9 @@ import (
 // complete records a successful run and returns the script's answer ("" if
 // nothing could be written).
 func (n *Node) complete(id, kind, token string, expires time.Time) string {
+	tl := n.timelineNow()
 	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
-		return n.st.complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone)
+		return n.st.complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone, tl)
 	})
 	if res == "done" && n.cfg.keepDone.on {
 		kickNow(n.trimKick)
@@ -34,8 +35,9 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 	if errors.Is(runErr, ErrTaskTimeout) {
 		outcome = OutcomeTimedOut
 	}
+	tl := n.timelineNow()
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
-		return n.st.fail(ctx, id, c.kind, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome)
+		return n.st.fail(ctx, id, c.kind, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome, tl)
 	})
 	if ok && res == "dead" {
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
@@ -78,41 +80,46 @@ func (n *Node) record(id, what string, expires time.Time, f func(context.Context
 // completeScript records a successful run: a done record with
 // WithKeepDone (the reaper trims the records past the bounds), else the
 // task is removed; either way a done marker is left when the caller chose
-// its ID. KEYS: the task's keys (partition.taskKeys). ARGV: id, owner
-// token, retention (ms), keep age (µs), keep max (0: none kept).
-// Returns "done", or "lost" if the owner no longer holds the task.
-var completeScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + `
-local f = redis.call('HMGET', TASK, 'owner', 'fixed', 'sum', 'kind')
+// its ID. KEYS: the task's keys (partition.taskKeys), then the minute's
+// timeline hash if the run is counted (timeline_record.go). ARGV: id,
+// owner token, retention (ms), keep age (µs), keep max (0: none kept), the
+// timeline hash's time to live (ms). Returns "done", or "lost" if the
+// owner no longer holds the task.
+var completeScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + luaTimeline + `
+local f = redis.call('HMGET', TASK, 'owner', 'fixed', 'sum', 'kind', 'next', 'start')
 if f[1] ~= ARGV[2] then return 'lost' end
 if wrong_kind(f[4]) then return redis.error_reply('KIND ' .. f[4]) end
 local t = now()
 index_rem(INDEX, 'running', ARGV[1])
+if KEYS[13] then count_run(KEYS[13], ARGV[6], f[4], f[5], f[6]) end
 if f[2] == '1' then redis.call('SET', MARK, f[3], 'PX', ARGV[3]) end
 add_run(TASK, 'succeeded', t, '')
 keep_done(TASK, ARGV[1], f[4], t, ARGV[5])
 return 'done'
 `)
 
-func (s store) complete(ctx context.Context, id, kind, token string, retention time.Duration, keep keepDone) (string, error) {
+func (s store) complete(ctx context.Context, id, kind, token string, retention time.Duration, keep keepDone, tl timelineRec) (string, error) {
 	p := s.partOf(id)
-	args := append([]any{id, token, retention.Milliseconds()}, keep.args()...)
+	args := append(append([]any{id, token, retention.Milliseconds()}, keep.args()...), tl.ttlMillis())
 	return withKind(kind, func(kind string) (string, error) {
-		return completeScript.Run(ctx, s.rdb, p.taskKeys(kind, id), args...).Text()
+		return completeScript.Run(ctx, s.rdb, tl.keys(p, p.taskKeys(kind, id)), args...).Text()
 	})
 }
 
 // failScript records a failed run: back to pending for a retry at Redis's
 // time plus the backoff, or dead. KEYS: the task's keys
-// (partition.taskKeys). ARGV: id, owner token, error, backoff (µs),
-// channel, "1" to make it dead at once (ErrSkipRetry), outcome (failed or
-// timed out). Returns "retry", "dead", or "lost" if the owner no longer
-// holds the task.
-var failScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
-local f = redis.call('HMGET', TASK, 'owner', 'max', 'kind')
+// (partition.taskKeys), then the minute's timeline hash if the run is
+// counted. ARGV: id, owner token, error, backoff (µs), channel, "1" to
+// make it dead at once (ErrSkipRetry), outcome (failed or timed out), the
+// timeline hash's time to live (ms). Returns "retry", "dead", or "lost" if
+// the owner no longer holds the task.
+var failScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaTimeline + `
+local f = redis.call('HMGET', TASK, 'owner', 'max', 'kind', 'next', 'start')
 if f[1] ~= ARGV[2] then return 'lost' end
 if wrong_kind(f[3]) then return redis.error_reply('KIND ' .. f[3]) end
 local t = now()
 index_rem(INDEX, 'running', ARGV[1])
+if KEYS[13] then count_run(KEYS[13], ARGV[8], f[3], f[4], f[5], 'f') end
 add_run(TASK, ARGV[7], t, ARGV[3])
 redis.call('HDEL', TASK, 'owner', 'next', 'start')
 local a = redis.call('HINCRBY', TASK, 'attempt', 1)
@@ -125,15 +132,15 @@ make_pending(INDEX, ARGV[5], f[3], string.format('%.0f', tonumber(t) + tonumber(
 return 'retry'
 `)
 
-func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome) (string, error) {
+func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome, tl timelineRec) (string, error) {
 	skip := "0"
 	if skipRetry {
 		skip = "1"
 	}
 	p := s.partOf(id)
 	return withKind(kind, func(kind string) (string, error) {
-		return failScript.Run(ctx, s.rdb, p.taskKeys(kind, id),
-			id, token, msg, backoff.Microseconds(), p.channel(), skip, string(outcome)).Text()
+		return failScript.Run(ctx, s.rdb, tl.keys(p, p.taskKeys(kind, id)),
+			id, token, msg, backoff.Microseconds(), p.channel(), skip, string(outcome), tl.ttlMillis()).Text()
 	})
 }
 

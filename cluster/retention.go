@@ -205,5 +205,5 @@ func (s store) removeDone(ctx context.Context, victims map[int][]string) error {
 	if err != nil {
 		return err
 	}
-	return s.runOnTasks(ctx, removeDoneScript, victims, kinds, func(partition) []any { return nil })
+	return s.runOnTasks(ctx, removeDoneScript, victims, kinds, func(partition) []any { return nil }, nil)
 }

@@ -207,9 +207,9 @@ func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []part
 // runOnTasks runs sc, a script on many tasks (luaPart), once in each
 // partition of ids (by partition index), in one pipeline: it is given the
 // partition's fixed keys and five keys per task, of the task's kind in
-// kinds, and the arguments lead gives followed by the tasks' IDs. It
-// returns the first call's error.
-func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]string, kinds map[string]string, lead func(partition) []any) error {
+// kinds, then the keys tail gives (nil: none), and the arguments lead
+// gives followed by the tasks' IDs. It returns the first call's error.
+func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]string, kinds map[string]string, lead func(partition) []any, tail func(partition) []string) error {
 	calls := make([]*scriptCall, 0, len(ids))
 	for pi, list := range ids {
 		p := s.parts[pi]
@@ -217,6 +217,9 @@ func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]s
 		for _, id := range list {
 			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
 			c.args = append(c.args, id)
+		}
+		if tail != nil {
+			c.keys = append(c.keys, tail(p)...)
 		}
 		calls = append(calls, c)
 	}

@@ -1,0 +1,184 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Recording the timeline: each partition keeps one hash per minute (key
+// "<partition>:tl:<minute>", the minute counted from the Unix epoch by the
+// node's clock corrected to Redis's), so its keys share the partition's
+// hash tag. The scripts that end a run (complete, fail, reap) count it in
+// the same step as the change of state, so the timeline costs no round
+// trip of its own: one HINCRBY on the run's lateness bucket (the number of
+// runs is the buckets' sum), one more for a failed or lost run, and a
+// PEXPIRE only when a field is new. The owner of a partition samples its
+// pending depth and oldest overdue task once a minute. A node of an
+// earlier version simply counts nothing; the hashes are only read.
+//
+// Fields, per kind: "<kind>|<bucket>" runs by start lateness bucket (see
+// latenessBucket), "<kind>|f" failed or timed-out runs, "<kind>|l" lost
+// runs, "<kind>|p" pending tasks and "<kind>|o" the age in µs of the
+// oldest overdue one, as last sampled in the minute. A run handed back by
+// Node.Stop is not counted: it did not end.
+
+// timelineBuckets counts the lateness histogram's buckets: 0, then four
+// per power of two of microseconds from 1 µs up to about 8 s; a lateness
+// beyond that counts in the last bucket (as the root package's RunHistory).
+const timelineBuckets = 1 + 24*4
+
+// timelineSamplePeriod is how often a node samples the pending depth of
+// the partitions it reaps.
+const timelineSamplePeriod = time.Minute
+
+// timelineKey is the hash of minute (minutes since the Unix epoch) in p.
+func (p partition) timelineKey(minute int64) string {
+	return p.prefix + ":tl:" + strconv.FormatInt(minute, 10)
+}
+
+// minuteOf is the minute (since the Unix epoch) t falls in.
+func minuteOf(t time.Time) int64 {
+	return t.Unix() / 60
+}
+
+// timelineRec says where a script that ends a run counts it: the minute
+// and how long its hash is kept (0: not counted).
+type timelineRec struct {
+	minute int64
+	ttl    time.Duration
+}
+
+// on tells whether the run is counted.
+func (r timelineRec) on() bool { return r.ttl > 0 }
+
+// keys adds the minute's hash of p to the keys of a script that ends a run.
+func (r timelineRec) keys(p partition, keys []string) []string {
+	if !r.on() {
+		return keys
+	}
+	return append(keys, r.timelineKey(p))
+}
+
+func (r timelineRec) timelineKey(p partition) string { return p.timelineKey(r.minute) }
+
+// ttlMillis is the hash's time to live, set when a count creates a field:
+// the retention, counted from the minute's first count (so the oldest
+// minute kept may have lost its first seconds).
+func (r timelineRec) ttlMillis() int64 { return r.ttl.Milliseconds() }
+
+// timelineNow is where a run ending now is counted.
+func (n *Node) timelineNow() timelineRec {
+	if n.cfg.timeline <= 0 {
+		return timelineRec{}
+	}
+	n.mu.Lock()
+	now := n.nowLocked()
+	n.mu.Unlock()
+	return timelineRec{minute: minuteOf(now), ttl: n.cfg.timeline}
+}
+
+// luaTimeline defines count_run, which counts a run of kind that started
+// late µs after it was due in the minute's hash tl (kept ttl ms), and, if
+// extra is given, in the field extra too ('f' failed, 'l' lost). The
+// buckets are latenessBucket's.
+var luaTimeline = fmt.Sprintf(`
+local function late_bucket(us)
+  us = math.floor(us)
+  if us < 1 then return 0 end
+  local e = 0
+  while 2 ^ (e + 1) <= us do e = e + 1 end
+  local sub
+  if e >= 2 then sub = math.floor(us / 2 ^ (e - 2)) %% 4 else sub = (us * 2 ^ (2 - e)) %% 4 end
+  return math.min(1 + e * 4 + sub, %d)
+end
+local function count_run(tl, ttl, kind, due, start, extra)
+  local late = 0
+  if due and start then late = tonumber(start) - tonumber(due) end
+  if redis.call('HINCRBY', tl, kind .. '|' .. late_bucket(late), 1) == 1 then
+    redis.call('PEXPIRE', tl, ttl)
+  end
+  if extra then redis.call('HINCRBY', tl, kind .. '|' .. extra, 1) end
+end
+`, timelineBuckets-1)
+
+// timelineLoop samples the pending depth of the partitions this node
+// reaps (ownership.go) once a minute, while recording is on.
+func (n *Node) timelineLoop(ctx context.Context) {
+	defer n.bg.Done()
+	if n.cfg.timeline <= 0 {
+		return
+	}
+	every(ctx, timelineSamplePeriod, nil, func() {
+		if err := n.sampleTimeline(ctx); err != nil && ctx.Err() == nil {
+			n.cfg.logger.Warn("cluster: timeline: sampling the pending tasks failed", "err", err)
+		}
+	})
+}
+
+// sampleTimeline writes, for each kind of each partition this node reaps,
+// how many tasks are pending and how overdue the oldest is, into the
+// current minute's hash: one pipeline reads the kinds, one the kinds'
+// pending indexes, one writes.
+func (n *Node) sampleTimeline(ctx context.Context) error {
+	rec := n.timelineNow()
+	if !rec.on() {
+		return nil
+	}
+	n.mu.Lock()
+	var parts []partition
+	for i, ok := range n.shares.reaped {
+		if ok {
+			parts = append(parts, n.st.parts[i])
+		}
+	}
+	now := n.nowLocked()
+	n.mu.Unlock()
+	if len(parts) == 0 {
+		return nil
+	}
+	pipe := n.st.rdb.Pipeline()
+	kindCmds := make([]*redis.StringSliceCmd, len(parts))
+	for i, p := range parts {
+		kindCmds[i] = pipe.SMembers(ctx, p.kinds())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return err
+	}
+	type read struct {
+		p      partition
+		kind   string
+		count  *redis.IntCmd
+		oldest *redis.ZSliceCmd
+	}
+	var reads []read
+	pipe = n.st.rdb.Pipeline()
+	for i, p := range parts {
+		for _, kind := range kindCmds[i].Val() {
+			ix := p.kindIndex(Pending, kind)
+			reads = append(reads, read{p, kind, pipe.ZCard(ctx, ix), pipe.ZRangeWithScores(ctx, ix, 0, 0)})
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	pipe = n.st.rdb.Pipeline()
+	for _, r := range reads {
+		var overdue int64
+		if z := r.oldest.Val(); len(z) > 0 {
+			overdue = max(now.UnixMicro()-int64(z[0].Score), 0)
+		}
+		key := rec.timelineKey(r.p)
+		pipe.HSet(ctx, key, r.kind+"|p", r.count.Val(), r.kind+"|o", overdue)
+		pipe.PExpire(ctx, key, time.Duration(rec.ttlMillis())*time.Millisecond)
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
