@@ -111,6 +111,24 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	if !slices.Equal(gotKinds, wantKinds) {
 		t.Errorf("kinds table %q, CountsByKind says %q", gotKinds, wantKinds)
 	}
+	// The cluster's timeline: four charts with their axes; the minute's
+	// runs add up to the runs the worker nodes recorded.
+	charts := eval(`Array.from(document.querySelectorAll("figure.chart")).map(f => f.id + " " + f.querySelectorAll("polyline").length + " " + f.querySelectorAll("text.xlabel").length)`)
+	if !slices.Equal(charts, []string{"chart-tl-runs 3 7", "chart-tl-lateness 2 7", "chart-tl-pending 1 7", "chart-tl-overdue 1 7"}) {
+		t.Errorf("timeline charts (id, lines, time labels): %q", charts)
+	}
+	if got := text("#timeline-totals"); got != "2 runs ended, 2 failed, 0 lost in the span." {
+		t.Errorf("timeline totals %q, want the 2 failed runs", got)
+	}
+	if path := os.Getenv("DASHBOARD_CLUSTER_OVERVIEW_SCREENSHOT"); path != "" {
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	failures := eval(`Array.from(document.querySelectorAll("#failures a.id")).map(a => a.textContent)`)
 	if !slices.Contains(failures, dead) || !slices.Contains(failures, evil) {
 		t.Errorf("recent failures %v, want %s and %s", failures, dead, evil)

@@ -129,6 +129,9 @@ func newChart(id, title string, xs []time.Time, mayLog bool, format func(float64
 		}
 	} else {
 		hi := niceCeil(top)
+		if top == 0 && mayLog {
+			hi = float64(time.Second) // an empty chart of durations: 0 to 1s
+		}
 		y = func(v float64) float64 { return chartBottom - v/hi*(chartBottom-chartTop) }
 		for _, f := range []float64{0, 0.5, 1} {
 			c.YTicks = append(c.YTicks, tick{Pos: y(f * hi), Label: format(f * hi)})
@@ -172,7 +175,11 @@ func timeAxis(c *chart, xs []time.Time) func(int) float64 {
 		if back > 0 {
 			label = "-" + coarse(back)
 		}
-		c.XTicks = append(c.XTicks, tick{Pos: x(last.Add(-back)), Label: label})
+		pos := x(last.Add(-back))
+		if pos-chartLeft < 20 {
+			label = "" // it would print over the value axis's lowest label
+		}
+		c.XTicks = append(c.XTicks, tick{Pos: pos, Label: label})
 	}
 	return func(i int) float64 { return x(xs[i]) }
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -58,9 +59,15 @@ type clusterOverviewData struct {
 	Kinds    []cluster.KindCounts
 	Failures []cluster.Info
 	More     bool // there are more dead tasks than listed
+	Timeline timelineView
 }
 
 func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
+	span, spanDur, err := timelineSpan(r)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
 	ctx, cancel := clusterContext(r)
 	defer cancel()
 	counts, kinds, err := h.cfg.node.CountsByKind(ctx)
@@ -73,7 +80,12 @@ func (h *Handler) clusterOverview(w http.ResponseWriter, r *http.Request) {
 		h.clusterError(w, r, err)
 		return
 	}
-	d := clusterOverviewData{Counts: counts, Kinds: kinds, Failures: dead.Tasks, More: dead.Next != ""}
+	tl, err := h.timeline(ctx, "", span, spanDur, nil)
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
+	d := clusterOverviewData{Counts: counts, Kinds: kinds, Failures: dead.Tasks, More: dead.Next != "", Timeline: tl}
 	h.render(w, r, http.StatusOK, "cluster", "Cluster", d)
 }
 
@@ -92,6 +104,8 @@ type clusterTasksData struct {
 	Total int64
 	// Actions are the bulk actions the listing offers.
 	Actions []string
+	// Timeline is the kind's per-minute history, nil without a kind.
+	Timeline *timelineView
 }
 
 // taskRow is one task of a listing.
@@ -107,6 +121,11 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 		state = cluster.Pending
 	}
 	limit, err := h.pageLimit(q.Get("limit"))
+	if err != nil {
+		h.clusterError(w, r, err)
+		return
+	}
+	span, spanDur, err := timelineSpan(r)
 	if err != nil {
 		h.clusterError(w, r, err)
 		return
@@ -128,6 +147,14 @@ func (h *Handler) clusterTasks(w http.ResponseWriter, r *http.Request) {
 		Counts: counts, Total: countOf(counts, state), Actions: bulkActionsFor(state)}
 	for _, t := range page.Tasks {
 		d.Tasks = append(d.Tasks, taskRow{Info: t, Canceled: wasCanceled(t)})
+	}
+	if kind != "" {
+		tl, err := h.timeline(ctx, kind, span, spanDur, url.Values{"state": {string(state)}, "kind": {kind}})
+		if err != nil {
+			h.clusterError(w, r, err)
+			return
+		}
+		d.Timeline = &tl
 	}
 	h.render(w, r, http.StatusOK, "cluster_tasks", "Tasks", d)
 }

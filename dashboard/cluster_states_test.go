@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -108,4 +109,27 @@ func TestClusterRetryingTaskShowsItsNextRunBesideItsFirstDueTime(t *testing.T) {
 		`<td id="due"><time datetime="`+info.Due.UTC().Format(time.RFC3339Nano)+abs(info.Due), "(first due)")
 	_, body = get(t, srv+"/cluster/tasks?state=pending")
 	mustContain(t, body, abs(info.NextRun), `<span class="muted">first due <time datetime="`+info.Due.UTC().Format(time.RFC3339Nano))
+}
+
+func TestClusterTimelineIsChartedOnTheOverviewAndPerKind(t *testing.T) {
+	rdb := startRedis(t)
+	node := newNode(t, rdb)
+	for range 3 {
+		scheduleAt(t, node, "charge", "", time.Now(), cluster.WithTaskMaxRetries(0))
+	}
+	for range 2 {
+		scheduleAt(t, node, "email", "", time.Now())
+	}
+	killTasks(t, rdb, "charge", 3, "declined")
+	runTasks(t, rdb, "email", 2, "")
+	srv := serveCluster(t, node)
+	_, body := get(t, srv+"/cluster/")
+	mustContain(t, body, `<p id="timeline-totals">5 runs ended, 3 failed, 0 lost in the span.</p>`,
+		`id="chart-tl-runs"`, `id="chart-tl-lateness"`, `id="chart-tl-pending"`, `id="chart-tl-overdue"`, "log scale", `href="?span=24h#timeline"`)
+	_, body = get(t, srv+"/cluster/tasks?state=dead&kind=charge&span=6h")
+	mustContain(t, body, "Kind charge, by minute, last 6h", `<p id="timeline-totals">3 runs ended, 3 failed, 0 lost in the span.</p>`,
+		`href="?kind=charge&amp;span=24h&amp;state=dead#timeline"`)
+	if code, body := get(t, srv+"/cluster/?span=7d"); code != http.StatusBadRequest || !strings.Contains(body, "must be 1h, 6h or 24h") {
+		t.Errorf("span=7d: %d, want 400", code)
+	}
 }
