@@ -96,7 +96,7 @@ func (h *Handler) timeline(ctx context.Context, kind, span string, d time.Durati
 		newChart("tl-lateness", "Start lateness", xs, true, durationText,
 			series{"p50", "line-a", pick(func(m cluster.Minute) float64 { return float64(m.LatenessP50) })},
 			series{"p99", "line-b", pick(func(m cluster.Minute) float64 { return float64(m.LatenessP99) })}),
-		newChart("tl-pending", "Pending tasks", xs, false, count,
+		newChart("tl-pending", "Pending tasks, sampled once a minute", xs, false, count,
 			series{"pending", "line-a", pick(func(m cluster.Minute) float64 { return float64(m.Pending) })}),
 		newChart("tl-overdue", "Oldest overdue pending task", xs, true, durationText,
 			series{"age", "line-b", pick(func(m cluster.Minute) float64 { return float64(m.OldestOverdue) })}),
