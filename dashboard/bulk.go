@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,8 +23,9 @@ import (
 // and how many changed (a task that moved on meanwhile is matched, not
 // changed).
 
-// bulkActions turns the listings' bulk actions on.
-const bulkActions = true
+// bulkTimeout bounds a bulk action's Redis calls: longer than a page's, as
+// one may change tens of thousands of tasks in batches.
+const bulkTimeout = time.Minute
 
 // bulkAction is one action a listing offers.
 type bulkAction struct {
@@ -47,12 +49,17 @@ var bulkActionList = []bulkAction{
 	}},
 }
 
+// bulkChoice is a bulk action's button: its name and an element ID.
+type bulkChoice struct {
+	Name, ID string
+}
+
 // bulkActionsFor lists the actions a listing of state offers.
-func bulkActionsFor(state cluster.State) []string {
-	var out []string
+func bulkActionsFor(state cluster.State) []bulkChoice {
+	var out []bulkChoice
 	for _, a := range bulkActionList {
 		if slices.Contains(a.States, state) {
-			out = append(out, a.Name)
+			out = append(out, bulkChoice{Name: a.Name, ID: "bulk-" + strings.ReplaceAll(a.Name, " ", "-")})
 		}
 	}
 	return out
@@ -81,7 +88,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request) {
 	}
 	i := slices.IndexFunc(bulkActionList, func(a bulkAction) bool { return a.Name == name })
 	if i < 0 || !slices.Contains(bulkActionList[i].States, state) {
-		h.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("dashboard: bulk %q: not an action on %s tasks (these are: %s)", name, state, strings.Join(bulkActionsFor(state), ", ")), back)
+		h.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("dashboard: bulk %q: not an action on %s tasks (these are: %s)", name, state, bulkNames(state)), back)
 		return
 	}
 	act := bulkActionList[i]
@@ -108,7 +115,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request) {
 	} else if all && (state == cluster.Dead || state == cluster.Done) {
 		sel.Before = time.Now()
 	}
-	ctx, cancel := clusterContext(r)
+	ctx, cancel := context.WithTimeout(r.Context(), bulkTimeout)
 	defer cancel()
 	r = r.WithContext(ctx)
 	if !confirmed(r) {
@@ -185,4 +192,13 @@ func bulkDetails(name string, n int, all bool, sel cluster.Selection) []string {
 		out = append(out, "Those already due are not moved (they run as soon as a worker is free); the result counts the others.")
 	}
 	return out
+}
+
+// bulkNames names the actions a listing of state offers, for a refusal.
+func bulkNames(state cluster.State) string {
+	var names []string
+	for _, c := range bulkActionsFor(state) {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }

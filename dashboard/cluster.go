@@ -103,7 +103,7 @@ type clusterTasksData struct {
 	// Total is the count of State, for "all N matching".
 	Total int64
 	// Actions are the bulk actions the listing offers.
-	Actions []string
+	Actions []bulkChoice
 	// Timeline is the kind's per-minute history, nil without a kind.
 	Timeline *timelineView
 }

@@ -147,3 +147,36 @@ func regexpValue(t *testing.T, body, name string) string {
 	}
 	return m[1]
 }
+
+func TestClusterBulkRunNowAndCancelOfPendingTasks(t *testing.T) {
+	rdb := startRedis(t)
+	node := newNode(t, rdb)
+	var ids []string
+	for range 3 {
+		ids = append(ids, scheduleAt(t, node, "report", "", time.Now().Add(time.Hour)))
+	}
+	srv := serveCluster(t, node)
+	_, body := get(t, srv+"/cluster/tasks?state=pending&kind=report")
+	mustContain(t, body, `id="bulk-run-now"`, `id="bulk-cancel"`)
+	token := csrfOf(t, body)
+	form := url.Values{"state": {"pending"}, "kind": {"report"}, "action": {"run now"}, "scope": {"all"}}
+	if code, body := postAction(t, srv, token, "bulk", form); code != http.StatusOK || !strings.Contains(body, "Run now 3 pending tasks of kind report?") {
+		t.Fatalf("bulk run now: %d, want the confirmation counting 3", code)
+	}
+	form.Set("confirmed", "1")
+	if code, body := postAction(t, srv, token, "bulk", form); code != http.StatusSeeOther || !strings.Contains(body, "run now: 3 of 3 matching pending tasks of kind report") {
+		t.Fatalf("confirmed bulk run now: %d", code)
+	}
+	for _, id := range ids {
+		if info, _ := getInfo(t, node, id); time.Until(info.NextRun) > time.Minute {
+			t.Errorf("task %s runs next at %v, want now", id, info.NextRun)
+		}
+	}
+	form = url.Values{"state": {"pending"}, "action": {"cancel"}, "id": {ids[1]}, "confirmed": {"1"}}
+	if code, body := postAction(t, srv, token, "bulk", form); code != http.StatusSeeOther || !strings.Contains(body, "cancel: 1 of 1 matching pending task") {
+		t.Fatalf("bulk cancel of one: %d", code)
+	}
+	if _, ok := getInfo(t, node, ids[1]); ok {
+		t.Error("the canceled task is still stored")
+	}
+}

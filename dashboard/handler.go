@@ -175,7 +175,7 @@ func (h *Handler) renderPage(w http.ResponseWriter, r *http.Request, code int, n
 	p := &page{Title: title, Nav: name, Root: strings.Repeat("../", max(0, strings.Count(r.URL.Path, "/")-1)),
 		ReadOnly: h.cfg.readOnly, CSRF: h.key.csrfToken(v), Flash: fl,
 		HasScheduler: h.s != nil, HasCluster: h.cfg.node != nil,
-		Bulk: h.cfg.node != nil && !h.cfg.readOnly && bulkActions, Live: live, Refresh: pr.Refresh, Zone: pr.Zone, Now: time.Now(), Keep: keep, Data: data}
+		Bulk: h.cfg.node != nil && !h.cfg.readOnly, Live: live, Refresh: pr.Refresh, Zone: pr.Zone, Now: time.Now(), Keep: keep, Data: data}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
