@@ -3,8 +3,6 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,11 +31,7 @@ func TestBrowserRetriesAHundredDeadTasksInBulk(t *testing.T) {
 	base := serveBoth(t, nil, node) + "/cluster/"
 	text := func(sel string) string {
 		t.Helper()
-		v, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(v)
+		return textOf(t, browser, sel)
 	}
 	if err := chromedp.Do(browser,
 		// A page of 10: "all 100 matching" reaches past the page.
@@ -50,15 +44,7 @@ func TestBrowserRetriesAHundredDeadTasksInBulk(t *testing.T) {
 	if rows, all := text("#shown"), text("#all-count"); rows != "10" || all != "100" {
 		t.Errorf("the page shows %s rows and offers all %s; want 10 and 100", rows, all)
 	}
-	if path := os.Getenv("DASHBOARD_BULK_SCREENSHOT"); path != "" {
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotTo(t, browser, "DASHBOARD_BULK_SCREENSHOT")
 	if err := chromedp.Do(browser,
 		chromedp.Click(chromedp.CSS("#bulk-retry")),
 		chromedp.WaitVisible(chromedp.CSS("#confirm")),

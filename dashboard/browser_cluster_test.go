@@ -3,7 +3,6 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -60,11 +59,7 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 
 	text := func(sel string) string {
 		t.Helper()
-		v, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(v)
+		return textOf(t, browser, sel)
 	}
 	eval := func(js string) []string {
 		t.Helper()
@@ -120,15 +115,7 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	if got := text("#timeline-totals"); got != "2 runs ended, 2 failed, 0 lost in the span." {
 		t.Errorf("timeline totals %q, want the 2 failed runs", got)
 	}
-	if path := os.Getenv("DASHBOARD_CLUSTER_OVERVIEW_SCREENSHOT"); path != "" {
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotTo(t, browser, "DASHBOARD_CLUSTER_OVERVIEW_SCREENSHOT")
 	failures := eval(`Array.from(document.querySelectorAll("#failures a.id")).map(a => a.textContent)`)
 	if !slices.Contains(failures, dead) || !slices.Contains(failures, evil) {
 		t.Errorf("recent failures %v, want %s and %s", failures, dead, evil)
@@ -170,29 +157,13 @@ func TestBrowserShowsTheClusterBesideTheSchedulerAndActsOnIt(t *testing.T) {
 	if got := text("#payload"); !strings.Contains(got, `"card": "4242"`) {
 		t.Errorf("task page payload %q", got)
 	}
-	if path := os.Getenv(clusterScreenshotEnv); path != "" {
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotTo(t, browser, clusterScreenshotEnv)
 	// At 420 px the task's page is no wider than the window.
 	visit("narrow", chromedp.EmulateViewport(420, 900, chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
 	if wide, err := chromedp.Run(browser, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || wide > 420 {
 		t.Errorf("the dead task's page at 420 px is %d px wide (%v)", wide, err)
 	}
-	if path := os.Getenv(clusterScreenshotEnv + "_420"); path != "" {
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotTo(t, browser, clusterScreenshotEnv+"_420")
 	visit("wide", chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#retry")))
 
 	// Retry: one click, and the task is pending again in Redis.

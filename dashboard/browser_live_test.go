@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -250,13 +249,5 @@ func TestBrowserAPhoneWidthWindowGetsAReadableList(t *testing.T) {
 	if !slices.Equal(layout, []string{"block", `"Due"`, "none"}) {
 		t.Errorf("a queue cell at 420 px: display, label, header display = %q; want block, \"Due\", none", layout)
 	}
-	if path := os.Getenv(narrowScreenshotEnv); path != "" {
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotTo(t, browser, narrowScreenshotEnv)
 }

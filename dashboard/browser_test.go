@@ -62,6 +62,33 @@ func newBrowser(t *testing.T) context.Context {
 	return ctx
 }
 
+// textOf returns the trimmed text of the element sel selects.
+func textOf(t *testing.T, browser context.Context, sel string) string {
+	t.Helper()
+	v, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(v)
+}
+
+// screenshotTo writes a PNG of the whole page to the file the environment
+// variable env names, if it names one.
+func screenshotTo(t *testing.T, browser context.Context, env string) {
+	t.Helper()
+	path := os.Getenv(env)
+	if path == "" {
+		return
+	}
+	png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // startBrowser starts one Chromium, closed when the test ends.
 func startBrowser(t *testing.T, path string) (context.Context, error) {
 	opts := []chromedp.ExecAllocatorOption{
@@ -242,19 +269,13 @@ func TestBrowserShowsTheSchedulerAndCancelsATask(t *testing.T) {
 		t.Error("the click did not cancel the task")
 	}
 
-	if path := os.Getenv(screenshotEnv); path != "" {
+	if os.Getenv(screenshotEnv) != "" {
 		if err := chromedp.Do(browser,
 			chromedp.Navigate(base),
 			chromedp.WaitVisible(chromedp.CSS("#stat-completed")),
 		); err != nil {
 			t.Fatalf("screenshot: %v", err)
 		}
-		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		screenshotTo(t, browser, screenshotEnv)
 	}
 }
