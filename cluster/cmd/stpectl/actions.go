@@ -75,9 +75,9 @@ func deleteCommand() *command {
 
 func rescheduleCommand() *command {
 	return &command{
-		name:     "reschedule",
-		summary:  "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
-		args:     []string{"ID", "TIME"},
+		name:    "reschedule",
+		summary: "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
+		args:    []string{"ID", "TIME"},
 		define: func(*flag.FlagSet) runFunc {
 			return func(ctx context.Context, s *session, args []string) error {
 				id := args[0]

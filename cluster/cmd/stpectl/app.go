@@ -128,6 +128,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
+	where.addr = s.addr
 	if err := runCmd(ctx, s, pos); err != nil {
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
