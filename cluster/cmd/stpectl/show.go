@@ -22,7 +22,7 @@ func showCommand() *command {
 	return &command{
 		name:     "show",
 		synopsis: "[-full]",
-		summary:  "show a task: payload, attempts, lease owner, last error with its stack, run history",
+		summary:  "show a task: payload, failed and lost runs, lease owner, last error with its stack, run history",
 		args:     []string{"ID"},
 		define: func(fs *flag.FlagSet) runFunc {
 			full := fs.Bool("full", false, "the whole payload (else cut at "+strconv.Itoa(payloadLimit)+" bytes)")
