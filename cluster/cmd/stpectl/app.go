@@ -125,11 +125,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	where := failure{what: what, addr: g.conn.String(), timeout: g.timeout}
 	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
 	if err != nil {
+		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
 	where.addr = s.addr
 	if err := runCmd(ctx, s, pos); err != nil {
+		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	return exitOK

@@ -90,7 +90,7 @@ func healthCommand() *command {
 				}
 				if err != nil {
 					// The reason in stpectl's voice, without its "stpectl: health: ".
-					msg := failure{what: "health", addr: s.addr, timeout: s.timeout}.message(err)
+					msg := failure{what: "health", addr: s.addr, timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
 					doc.Reason = strings.TrimPrefix(msg, "stpectl: health: ")
 				}
 				doc.OK = err == nil
