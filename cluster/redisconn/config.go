@@ -51,6 +51,9 @@ type Config struct {
 	// MaxRetries is how often a failed command is retried (go-redis's
 	// default, 3, if 0; -1 for never).
 	MaxRetries int
+	// DialRetries is how often a failed dial is tried again before a
+	// command fails (go-redis's default, 5, if 0).
+	DialRetries int
 }
 
 // FromEnv returns the Config the environment describes (see the package
@@ -152,7 +155,7 @@ func (c Config) openServer(addr string, hasScheme bool, bad func(string, ...any)
 		}
 		opts = o
 	}
-	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries)
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewClient(opts), nil
 }
 
@@ -165,7 +168,7 @@ func (c Config) openCluster(addr string, seeds []string, hasScheme bool, bad fun
 	if opts == nil {
 		opts = &redis.ClusterOptions{Addrs: trimAll(seeds)}
 	}
-	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries)
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewClusterClient(opts), nil
 }
 
@@ -184,18 +187,18 @@ func (c Config) openSentinel(addr string, seeds []string, hasScheme bool, bad fu
 	if opts.MasterName == "" {
 		return nil, bad("no master name: give -sentinel-master NAME or master_name= in the URL")
 	}
-	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries)
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewFailoverClient(opts), nil
 }
 
 // tune sets what Config says of every client's options: its credentials
 // where the address gave none, deadlines from the context, and the dial
-// timeout, pool size and retries.
-func (c Config) tune(user, password *string, ctxTimeout *bool, dial *time.Duration, pool, retries *int) {
+// timeout, pool size, retries and dial retries.
+func (c Config) tune(user, password *string, ctxTimeout *bool, dial *time.Duration, pool, retries, dialRetries *int) {
 	if *user == "" && *password == "" {
 		*user, *password = c.Username, c.Password
 	}
-	*ctxTimeout, *dial, *pool, *retries = true, c.DialTimeout, c.PoolSize, c.MaxRetries
+	*ctxTimeout, *dial, *pool, *retries, *dialRetries = true, c.DialTimeout, c.PoolSize, c.MaxRetries, c.DialRetries
 }
 
 // parseLayoutURL parses addr, a redis:// or rediss:// URL that may carry

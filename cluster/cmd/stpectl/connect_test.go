@@ -85,9 +85,15 @@ func TestRedisDownExitsOne(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	addr := srv.Addr
 	srv.Stop()
-	for _, args := range [][]string{{"counts"}, {"list"}, {"show", "a"}, {"run", "a"}, {"health"}} {
+	for _, args := range [][]string{{"counts"}, {"list"}, {"show", "a"}, {"run", "a"}, {"reschedule", "a", "10m"}, {"retry", "a"},
+		{"cancel", "a"}, {"delete", "a"}, {"purge", "-older", "1d"}, {"pause", "mail"}, {"resume", "mail"}, {"nodes"},
+		{"periodic"}, {"health"}, {"migrate"}} {
 		r := runCtl(t, nil, append([]string{"-redis", addr, "-timeout", "3s"}, args...)...)
-		wantExit(t, r, 1, "connection refused")
+		what := args[0]
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+			what += " " + args[1]
+		}
+		wantExit(t, r, 1, "stpectl: "+what+": redis "+addr+": connect: connection refused\n")
 		if strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("stpectl %v: want the one error line, got\n%s", args, r.stderr)
 		}

@@ -76,7 +76,8 @@ type session struct {
 
 // open connects and makes the node, with the number of partitions the
 // keyspace's layout record names (the default for a keyspace without
-// one; a Redis that cannot be reached is left to the command to report).
+// one). A Redis that cannot be reached fails it, unless anyPrefix (health
+// and migrate report that themselves).
 // Unless anyPrefix, a prefix with no keyspace is refused with the list of
 // those there are.
 func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
@@ -84,6 +85,7 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 	conn.DialTimeout = min(g.timeout, 5*time.Second)
 	conn.PoolSize = 8
 	conn.MaxRetries = 1
+	conn.DialRetries = 2
 	rdb, err := conn.Open()
 	if err != nil {
 		// "redisconn: address A: why", A redacted, said as the flag.
@@ -92,11 +94,14 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 	s := &session{rdb: rdb, addr: serverAddr(rdb, conn), given: conn.String(), prefix: g.prefix, timeout: g.timeout,
 		json: g.json, stdout: stdout, stderr: stderr}
 	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
-	if errors.Is(err, cluster.ErrLayout) {
+	if err != nil && (errors.Is(err, cluster.ErrLayout) || !anyPrefix) {
+		// Redis failing here fails the command at once, rather than
+		// again in the command's first call; health and migrate say it
+		// their own way.
 		_ = rdb.Close()
 		return nil, err
 	}
-	noRecord := err == nil && parts == 0 // else Redis failed: the command reports it
+	noRecord := err == nil && parts == 0
 	if parts == 0 {
 		parts = cluster.DefaultPartitions
 	}
