@@ -76,8 +76,7 @@ type session struct {
 
 // open connects and makes the node, with the number of partitions the
 // keyspace's layout record names (the default for a keyspace without
-// one). A Redis that cannot be reached fails it, unless anyPrefix (health
-// and migrate report that themselves).
+// one; a Redis that cannot be reached is left to the command to report).
 // Unless anyPrefix, a prefix with no keyspace is refused with the list of
 // those there are.
 func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
@@ -94,13 +93,13 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 	s := &session{rdb: rdb, addr: serverAddr(rdb, conn), given: conn.String(), prefix: g.prefix, timeout: g.timeout,
 		json: g.json, stdout: stdout, stderr: stderr}
 	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
-	if err != nil && (errors.Is(err, cluster.ErrLayout) || !anyPrefix) {
-		// Redis failing here fails the command at once, rather than
-		// again in the command's first call; health and migrate say it
-		// their own way.
+	if errors.Is(err, cluster.ErrLayout) {
 		_ = rdb.Close()
 		return nil, err
 	}
+	// Redis failing is left to the command, which checks its flags and
+	// arguments first: bad usage is said as such whether Redis answers or
+	// not.
 	noRecord := err == nil && parts == 0
 	if parts == 0 {
 		parts = cluster.DefaultPartitions
