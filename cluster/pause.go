@@ -71,9 +71,16 @@ return 1
 // them among n pending. If some partitions could not be changed, the error
 // says in how many of how many the kind is paused; pausing again finishes
 // the work. An invalid kind (see Node.Handle; "@" + name pauses a periodic
-// task) is an error wrapping scheduler.ErrInvalidArgument.
+// task) is an error wrapping scheduler.ErrInvalidArgument, and a kind that
+// no live node handles, no partition stores or has paused, no periodic task
+// declares and this node does not handle (a typo) one wrapping
+// ErrUnknownKind: a kind declared by a handler or a periodic task may be
+// paused before any task of it is stored.
 func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
+		return err
+	}
+	if err := n.checkKnownKind(ctx, "pause "+kind, kind); err != nil {
 		return err
 	}
 	return n.everyPartition(ctx, "pause "+kind, pauseScript, pauseKeys(kind),
@@ -82,10 +89,14 @@ func (n *Node) Pause(ctx context.Context, kind string) error {
 
 // Resume lets the nodes start the tasks of a paused kind again: each runs
 // at its due time, at once if that has passed, and every started node
-// that hears of it reloads its window at once. Resuming a kind that is not
-// paused does nothing. Its cost and errors are Pause's.
+// that hears of it reloads its window at once. Resuming a known kind that
+// is not paused does nothing; resuming an unknown one is refused with
+// ErrUnknownKind. Its cost and errors are Pause's.
 func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
+		return err
+	}
+	if err := n.checkKnownKind(ctx, "resume "+kind, kind); err != nil {
 		return err
 	}
 	return n.everyPartition(ctx, "resume "+kind, resumeScript, pauseKeys(kind),

@@ -14,7 +14,7 @@ import (
 // and prefix:membership, to which every started node subscribes. This is
 // the one place their messages are written (the Lua functions below,
 // which the scripts include, and announceMembership) and read
-// (parseEvent). Four messages on a partition's channel:
+// (parseEvent). Five messages on a partition's channel:
 //
 //   - "<due> <kind> <id>": the task became pending, to run at due (µs);
 //     the ID comes last, so it may hold spaces;
@@ -22,7 +22,11 @@ import (
 //   - "canceled <id>": Cancel removed it; a node running it cancels the
 //     run's ctx at once;
 //   - "resumed <kind>": Resume made the kind's tasks claimable again;
-//     every node sweeps at once.
+//     every node sweeps at once;
+//   - "ended <kind>": a run of an occurrence of the periodic task whose
+//     occurrences are of kind ended (publishEnded, on the channel of the
+//     task's partition); a node with an occurrence of it waiting for that
+//     run (misfire.go) tries to claim it again at once.
 //
 // and one on the membership channel, "changed": a node joined or left the
 // claimers, or found one expired; every node renews its membership at
@@ -31,6 +35,12 @@ import (
 // A message is a hint: one lost while a subscription was down is made up
 // by the sweep that every (re)subscription asks for, and the heartbeat
 // finds a canceled run within a quarter lease.
+
+// publishEnded tells the nodes that a run of an occurrence of periodic
+// task name (of kind) ended.
+func (s store) publishEnded(ctx context.Context, name, kind string) error {
+	return s.rdb.SPublish(ctx, s.parts[periodicPartition(name, len(s.parts))].channel(), "ended "+kind).Err()
+}
 
 // membershipChannel is the name of the membership channel.
 func (s store) membershipChannel() string { return s.prefix + ":membership" }
@@ -169,13 +179,14 @@ const (
 	eventClaimed
 	eventCanceled
 	eventResumed
+	eventEnded
 )
 
 // event is one message of the channel.
 type event struct {
 	kind     eventKind
 	id       string
-	taskKind string // eventPending and eventResumed only
+	taskKind string // eventPending, eventResumed and eventEnded only
 	due      int64  // eventPending only
 }
 
@@ -189,6 +200,9 @@ func parseEvent(payload string) (e event, ok bool) {
 	}
 	if kind, found := strings.CutPrefix(payload, "resumed "); found {
 		return event{kind: eventResumed, taskKind: kind}, true
+	}
+	if kind, found := strings.CutPrefix(payload, "ended "); found {
+		return event{kind: eventEnded, taskKind: kind}, true
 	}
 	parts := strings.SplitN(payload, " ", 3)
 	if len(parts) != 3 {
@@ -246,6 +260,8 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 				n.cancelRun(e.id)
 			case eventResumed:
 				n.requestSweep()
+			case eventEnded:
+				n.wakeBlocked(e.taskKind)
 			}
 		}
 	}
