@@ -22,18 +22,22 @@
 //	list [-state pending|running|dead|done] [-kind K] [-limit N] [-cursor C] [-full]
 //	show [-full] ID
 //	counts
-//	run ID
-//	retry ID
+//	run ID | -all [-state pending] [-kind K] [-before TIME] [-dry-run]
+//	retry ID | -all [-state dead] [-kind K] [-before TIME] [-dry-run]
 //	reschedule ID TIME
-//	cancel ID
-//	delete ID
-//	purge [-state dead|done] -before TIME | -older DURATION
+//	cancel ID | -all -state S [-kind K] [-before TIME] [-dry-run]
+//	delete ID | -all [-state dead|done] [-kind K] [-before TIME] [-dry-run]
+//	purge [-state dead|done] [-kind K] [-dry-run] -before TIME | -older DURATION
 //	pause KIND
 //	resume KIND
 //	nodes
 //	periodic
 //	health [-min-nodes N]
 //	migrate [-partitions N] [-force]
+//
+// With -all, run, retry, cancel and delete act on every task the
+// selection picks (the cluster module's RunNowAll, RetryAll, CancelAll and
+// DeleteAll); -dry-run counts them and changes nothing (CountSelected).
 //
 // list prints a page and the cursor of the next one ("next: C"; with -json
 // the field next), which -cursor takes to go on. A TIME is RFC 3339
@@ -89,8 +93,8 @@
 // command, a bad flag, a malformed time or cursor), with a usage message.
 // "stpectl help" and "stpectl help COMMAND" (or COMMAND -h) print the
 // usage. With -json a failure also writes {"error": "...", "reason": R} to
-// stdout, R being "usage", "not_found", "wrong_state", "no_keyspace" or
-// "failed" (health
+// stdout, R being "usage", "not_found", "wrong_state", "no_keyspace",
+// "unknown_kind" or "failed" (health
 // writes its own report, with "ok": false, instead).
 //
 // docs/cluster.md, section "Command-line tool", gives an example of each

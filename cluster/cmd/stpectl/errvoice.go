@@ -62,6 +62,8 @@ func exitStatus(err error) (code int, reason string) {
 		return exitFailed, "wrong_state"
 	case errors.Is(err, errNoKeyspace):
 		return exitFailed, "no_keyspace"
+	case errors.Is(err, cluster.ErrUnknownKind):
+		return exitFailed, "unknown_kind"
 	}
 	return exitFailed, "failed"
 }
@@ -69,7 +71,7 @@ func exitStatus(err error) (code int, reason string) {
 // refusals are the cluster module's sentinels of an operation refused,
 // as opposed to Redis failing.
 var refusals = []error{scheduler.ErrInvalidArgument, cluster.ErrNotFound, cluster.ErrWrongState,
-	cluster.ErrLayout, cluster.ErrIDConflict}
+	cluster.ErrLayout, cluster.ErrIDConflict, cluster.ErrUnknownKind}
 
 // failure is where a command failed: what it was doing, on which Redis,
 // within which -timeout.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -69,7 +70,13 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 // usageLine is the command's name, its flags' synopsis and the names of
 // its arguments: "show [-full] ID".
 func usageLine(cmd *command) string {
-	return strings.Join(strings.Fields(cmd.name+" "+cmd.synopsis+" "+strings.Join(cmd.args, " ")), " ")
+	line := cmd.name + " " + cmd.synopsis
+	for _, arg := range cmd.args {
+		if !slices.Contains(strings.Fields(cmd.synopsis), arg) { // a bulk synopsis names its ID
+			line += " " + arg
+		}
+	}
+	return strings.Join(strings.Fields(line), " ")
 }
 
 // help serves "stpectl help [COMMAND]".
