@@ -129,7 +129,7 @@ func (n *Node) action(ctx context.Context, what, id string, run func(kind string
 		return run(kind).Text()
 	})
 	if err != nil {
-		return failed(what+" "+id, err)
+		return n.failed(what+" "+id, err)
 	}
 	return actionResult(what, id, res)
 }

@@ -92,7 +92,7 @@ func (n *Node) CountSelected(ctx context.Context, sel Selection) (int, error) {
 		for _, chunk := range chunks(dedupe(sel.IDs), bulkIDChunk) {
 			picked, err := n.st.pickIDs(ctx, sel, chunk)
 			if err != nil {
-				return total, failed(what, err)
+				return total, n.failed(what, err)
 			}
 			total += len(picked.kinds)
 		}
@@ -100,7 +100,7 @@ func (n *Node) CountSelected(ctx context.Context, sel Selection) (int, error) {
 	}
 	c, err := n.st.countScan(ctx, sel)
 	if err != nil {
-		return 0, failed(what, err)
+		return 0, n.failed(what, err)
 	}
 	return c, nil
 }
@@ -137,7 +137,9 @@ func (n *Node) DeleteAll(ctx context.Context, sel Selection) (BulkResult, error)
 // canceled, a periodic occurrence is skipped, and with WithKeepDone a
 // canceled task stays as a done record (Info.Canceled) while a done
 // record is removed. A task that left sel.State meanwhile (a pending task
-// claimed since it was read) is not canceled. Its errors are RetryAll's.
+// claimed since it was read) is not canceled. WithReplicaAcks does not
+// make CancelAll wait for replicas (Cancel does). Its errors are
+// RetryAll's.
 func (n *Node) CancelAll(ctx context.Context, sel Selection) (BulkResult, error) {
 	return n.bulk(ctx, bulkCancel, sel)
 }
@@ -146,7 +148,8 @@ func (n *Node) CancelAll(ctx context.Context, sel Selection) (BulkResult, error)
 // clock, as RunNow does each (asynq's Inspector.RunAllScheduledTasks).
 // Only the tasks not due yet are picked (those due already run at once
 // anyway): Matched counts those, and a task that fell due between the
-// read and the change is matched, not changed. Each keeps its Task.Due;
+// read and the change is matched, not changed (as is, in a selection by
+// IDs, a task due already). Each keeps its Task.Due;
 // a task of a paused kind keeps waiting for Resume at its new time.
 // sel.State must be Pending. Its errors are RetryAll's.
 func (n *Node) RunNowAll(ctx context.Context, sel Selection) (BulkResult, error) {
@@ -194,7 +197,7 @@ func (n *Node) checkSelection(ctx context.Context, what string, a bulkAction, se
 	}
 	if sel.Kind != "" {
 		if err := validKind(sel.Kind); err != nil {
-			return err
+			return failed(what, err)
 		}
 		return n.checkKnownKind(ctx, what, sel.Kind)
 	}
@@ -225,7 +228,7 @@ func (n *Node) bulk(ctx context.Context, a bulkAction, sel Selection) (BulkResul
 		res, err = n.bulkScan(ctx, a, sel)
 	}
 	if err != nil {
-		return res, failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
+		return res, n.failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
 	}
 	return res, nil
 }
@@ -271,7 +274,12 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 		}
 	}
 	parts := n.st.parts
-	stalls := map[int]int{} // rounds in a row a partition made no progress
+	// A partition is read again while its last read filled a batch and
+	// some of what it read left the selection, or found tasks whose kind
+	// it must read again; one whose batch all stayed (their sets disagree)
+	// is left rather than read forever. What it reads again is matched
+	// once.
+	stalls := map[int]int{} // rounds in a row a partition found kinds to read again
 	for len(parts) > 0 {
 		batch, err := sc.read(ctx, parts)
 		if err != nil {
@@ -298,13 +306,14 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 			if a.op == "runnow" && o.now != "" {
 				sc.from[pi] = "(" + o.now
 			}
-			progress := o.changed+o.strays > 0 || a.op == "runnow"
-			if progress && o.skipped == 0 {
-				stalls[pi] = 0
-			} else {
+			if o.skipped > 0 {
 				stalls[pi]++
+			} else {
+				stalls[pi] = 0
 			}
-			if (batch.full[pi] || o.skipped > 0) && stalls[pi] < 3 {
+			left := o.given > o.kept+o.skipped
+			if batch.full[pi] && left || o.skipped > 0 && stalls[pi] < 3 {
+				res.Matched -= o.kept + o.skipped
 				more = append(more, n.st.parts[pi])
 			}
 		}
@@ -313,13 +322,15 @@ func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkR
 	return res, nil
 }
 
-// partOutcome is what a round of a bulk action did in one partition: how
-// many tasks it changed, how many it left because their kind is not the
-// one read (read again next round), how many entries left without their
-// task it dropped, and Redis's time in the script (µs).
+// partOutcome is what a round of a bulk action did in one partition: of
+// the tasks it was given, how many it changed, how many it left because
+// their kind is not the one read (read again next round), how many
+// entries left without their task it dropped, how many it left though
+// they are still selected (a next read finds them again), and Redis's
+// time in the script (µs).
 type partOutcome struct {
-	changed, skipped, strays int
-	now                      string
+	given, changed, skipped, strays, kept int
+	now                                   string
 }
 
 // apply runs a on the tasks of byPart (by partition index), of the kinds

@@ -114,6 +114,17 @@ func TestBulkActionsOnRedisCluster(t *testing.T) {
 	info, _, err := ops.Get(ctx, later[0])
 	require.NoError(t, err)
 	assert.True(t, info.Paused)
+	assert.True(t, info.Due.After(info.NextRun), "RunNowAll keeps Due, an hour away, and runs it now")
+
+	// A node with no handler knows a kind by its stored tasks in the
+	// partitions of every master, and refuses one nothing knows.
+	producer := newClusterNode(t, c, p, nil)
+	n, err = producer.CountSelected(ctx, cluster.Selection{State: cluster.Pending, Kind: "k"})
+	require.NoError(t, err)
+	assert.Equal(t, 300, n)
+	_, err = producer.CancelAll(ctx, cluster.Selection{State: cluster.Pending, Kind: "kk"})
+	assert.ErrorIs(t, err, cluster.ErrUnknownKind)
+	assert.ErrorIs(t, producer.Resume(ctx, "kk"), cluster.ErrUnknownKind)
 	res, err = ops.CancelAll(ctx, cluster.Selection{State: cluster.Pending})
 	require.NoError(t, err)
 	assert.Equal(t, cluster.BulkResult{Matched: 300, Changed: 300}, res)

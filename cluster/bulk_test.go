@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -349,4 +352,48 @@ func TestRetryAllRacingAnotherRetryAllAndClaimsRunsEachTaskOnce(t *testing.T) {
 	for _, id := range ids {
 		assert.Equal(t, 1, runs.of(id), "runs of %s", id)
 	}
+}
+
+// TestBulkActionEndsOnTasksWhoseSetsDisagree: 600 tasks of one partition
+// that are in its dead set and its lease set at once (a store an outside
+// hand broke) fill every batch a bulk action reads; the action leaves them
+// as they are and ends, rather than reading them forever.
+func TestBulkActionEndsOnTasksWhoseSetsDisagree(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	ctx := context.Background()
+	rdb := client(t, srv)
+	ops := newNode(t, srv, map[string]cluster.Handler{"k": func(context.Context, cluster.Task) error { return nil }})
+	// A task's partition is FNV-1a of its ID modulo the partitions (64).
+	partOf := func(id string) uint32 {
+		h := fnv.New32a()
+		h.Write([]byte(id))
+		return h.Sum32() % cluster.DefaultPartitions
+	}
+	dead := cluster.PartitionKey("{scheduler}", "x", "dead")
+	part := strings.TrimSuffix(dead, ":dead")
+	pipe := rdb.Pipeline()
+	var ids []string
+	for i := 0; len(ids) < 600; i++ {
+		id := fmt.Sprintf("x%d", i)
+		if partOf(id) != partOf("x") {
+			continue
+		}
+		ids = append(ids, id)
+		pipe.HSet(ctx, part+":t:"+id, "kind", "k", "due", "1")
+		pipe.ZAdd(ctx, dead, redis.Z{Score: 1, Member: id})
+		pipe.ZAdd(ctx, part+":lease", redis.Z{Score: 1, Member: id})
+	}
+	_, err := pipe.Exec(ctx)
+	require.NoError(t, err)
+	res, err := ops.RetryAll(ctx, cluster.Selection{State: cluster.Dead})
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.Changed)
+	assert.LessOrEqual(t, res.Matched, 600, "each matched once at most")
+	res, err = ops.CancelAll(ctx, cluster.Selection{State: cluster.Dead})
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.Changed)
+	assert.LessOrEqual(t, res.Matched, 600, "each matched once at most")
+	n, err := rdb.ZCard(ctx, dead).Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(600), n, "left as they were")
 }

@@ -48,7 +48,7 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	})
 	if err != nil {
 		n.followFailover(err)
-		return Cancellation{}, failed("cancel "+id, err)
+		return Cancellation{}, n.failed("cancel "+id, err)
 	}
 	n.unload(id)
 	n.cancelRun(id)

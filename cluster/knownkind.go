@@ -43,7 +43,7 @@ func (n *Node) checkKnownKind(ctx context.Context, what, kind string) error {
 		stored = append(stored, pipe.SIsMember(ctx, p.kinds(), kind), pipe.SIsMember(ctx, p.paused(), kind))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return failed(what, err)
+		return n.failed(what, err)
 	}
 	if declared != nil && declared.Err() == nil {
 		return nil

@@ -326,6 +326,7 @@ var scriptNames = map[string]string{
 
 	periodicClaimScript.Hash(): "periodic claim",
 	cursorScript.Hash():        "periodic cursor",
+	scheduleManyScript.Hash():  "schedule many",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the

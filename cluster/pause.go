@@ -78,7 +78,7 @@ return 1
 // paused before any task of it is stored.
 func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
-		return err
+		return failed("pause", err)
 	}
 	if err := n.checkKnownKind(ctx, "pause "+kind, kind); err != nil {
 		return err
@@ -94,7 +94,7 @@ func (n *Node) Pause(ctx context.Context, kind string) error {
 // ErrUnknownKind. Its cost and errors are Pause's.
 func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
-		return err
+		return failed("resume", err)
 	}
 	if err := n.checkKnownKind(ctx, "resume "+kind, kind); err != nil {
 		return err
@@ -119,7 +119,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 	}
 	cmds, err := evalEach(ctx, n.st.rdb, sc, calls)
 	if err != nil {
-		return failed(what, err)
+		return n.failed(what, err)
 	}
 	var firstErr error
 	failures := 0
@@ -130,7 +130,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 		}
 	}
 	if failures > 0 {
-		return failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
+		return n.failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
 			len(cmds)-failures, len(cmds), firstErr))
 	}
 	return nil
@@ -142,7 +142,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 func (n *Node) PausedKinds(ctx context.Context) ([]string, error) {
 	sets, err := n.st.pausedSets(ctx)
 	if err != nil {
-		return nil, failed("paused kinds", err)
+		return nil, n.failed("paused kinds", err)
 	}
 	kinds := []string{}
 	for _, set := range sets {

@@ -14,10 +14,13 @@ import (
 // and prefix:membership, to which every started node subscribes. This is
 // the one place their messages are written (the Lua functions below,
 // which the scripts include, and announceMembership) and read
-// (parseEvent). Five messages on a partition's channel:
+// (parseEvent, parseMany). Six messages on a partition's channel:
 //
 //   - "<due> <kind> <id>": the task became pending, to run at due (µs);
 //     the ID comes last, so it may hold spaces;
+//   - "many <due> <kind> <length> <id> ...": tasks stored together
+//     (ScheduleMany) became pending; each ID is preceded by its length in
+//     bytes, so it may hold spaces, and followed by a space but the last;
 //   - "claimed <id>": a node won the claim, the others drop it;
 //   - "canceled <id>": Cancel removed it; a node running it cancels the
 //     run's ctx at once;
@@ -163,6 +166,9 @@ const luaPublish = `
 local function publish_pending(channel, due, kind, id)
   redis.call('SPUBLISH', channel, due .. ' ' .. kind .. ' ' .. id)
 end
+local function publish_many(channel, entries)
+  redis.call('SPUBLISH', channel, 'many ' .. table.concat(entries, ' '))
+end
 local function publish_claimed(channel, id)
   redis.call('SPUBLISH', channel, 'claimed ' .. id)
 end
@@ -215,6 +221,34 @@ func parseEvent(payload string) (e event, ok bool) {
 	return event{kind: eventPending, due: due, taskKind: parts[1], id: parts[2]}, true
 }
 
+// parseMany reads a "many" message; ok is false for another message, or
+// one malformed.
+func parseMany(payload string) (tasks []pendingTask, ok bool) {
+	rest, found := strings.CutPrefix(payload, "many ")
+	if !found {
+		return nil, false
+	}
+	for rest != "" {
+		f := strings.SplitN(rest, " ", 4)
+		if len(f) != 4 {
+			return nil, false
+		}
+		due, err1 := strconv.ParseInt(f[0], 10, 64)
+		size, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || size < 0 || size > len(f[3]) {
+			return nil, false
+		}
+		tasks = append(tasks, pendingTask{id: f[3][:size], kind: f[1], due: due})
+		rest = f[3][size:]
+		if rest != "" {
+			if rest, found = strings.CutPrefix(rest, " "); !found || rest == "" {
+				return nil, false
+			}
+		}
+	}
+	return tasks, len(tasks) > 0
+}
+
 // listenLoop reads the store's channel; each (re)subscription asks for a
 // sweep, since messages published while the connection was down are lost.
 func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
@@ -244,6 +278,12 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 		case *redis.Message:
 			if m.Channel == n.st.membershipChannel() {
 				kickNow(n.renewKick)
+				continue
+			}
+			if tasks, ok := parseMany(m.Payload); ok {
+				for _, t := range tasks {
+					n.offer(t.id, t.kind, t.due)
+				}
 				continue
 			}
 			e, ok := parseEvent(m.Payload)
