@@ -155,6 +155,9 @@ func runBulk(ctx context.Context, s *session, name string, b *bulkAction, f *bul
 		doc.Matched = n
 	} else {
 		res, err := b.act(s.node, ctx, sel)
+		if err != nil && res.Changed > 0 {
+			return &hinted{err: err, hint: fmt.Sprintf("%s %d task(s) before that; run it again for the rest", b.done, res.Changed)}
+		}
 		if err != nil {
 			return err
 		}
