@@ -152,6 +152,16 @@ func (f failure) redisFailure(err error) string {
 		addr = op.Addr.String()
 	}
 	cause := clusterWhy(err.Error())
+	// The cluster module names the server it failed on, once: keep that,
+	// said once.
+	if rest, ok := strings.CutPrefix(cause, "redis "); ok {
+		if a, why, ok := strings.Cut(rest, ": "); ok && !strings.ContainsAny(a, " \t") {
+			if op == nil {
+				addr = a
+			}
+			cause = why
+		}
+	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():

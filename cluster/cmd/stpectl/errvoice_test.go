@@ -37,6 +37,10 @@ func TestEveryErrorIsSaidOnceInStpectlsVoice(t *testing.T) {
 			failure{what: "migrate", addr: "h:1", timeout: time.Second, timedOut: true},
 			"stpectl: migrate: redis h:1: i/o timeout (no answer within -timeout 1s) (run it again)"},
 		{usagef("list: -limit 0: want 1 to 1000"), f, "stpectl: list: -limit 0: want 1 to 1000"},
+		{errors.New("cluster: counts by kind: redis 10.0.0.9:6379: redis: can't parse map reply"), f,
+			"stpectl: retry 42: redis 10.0.0.9:6379: redis: can't parse map reply"},
+		{fmt.Errorf("cluster: list pending: redis 10.0.0.9:6379: %w", context.DeadlineExceeded), failure{what: "list", addr: "h:1", timeout: time.Second, timedOut: true},
+			"stpectl: list: redis 10.0.0.9:6379: i/o timeout (no answer within -timeout 1s)"},
 		{errors.New("dial redis://u:s3cret@h:1: refused"), f, "stpectl: retry 42: redis 10.0.0.1:6379: dial redis://***@h:1: refused"},
 	} {
 		if got := tc.f.message(tc.err); got != tc.want {
