@@ -11,7 +11,11 @@
 //	go run ./example -name b &
 //	go run ./example -name c &
 //
-// from the cluster folder. Each replica prints what it runs.
+// from the cluster folder. Each replica prints the Redis it runs on (its
+// password redacted), a stpectl command to inspect the tasks with, and
+// what it runs. -redis takes every form of package redisconn (one server,
+// a Redis Cluster's seeds, Sentinel), and the environment variables too
+// (STPE_REDIS_URL, STPE_REDIS_PASSWORD...).
 package main
 
 import (
@@ -26,21 +30,29 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/redisconn"
 	"github.com/go-stpe/scheduler/cron"
-	"github.com/redis/go-redis/v9"
 )
 
+// prefix is the key prefix of the example's tasks.
+const prefix = "{example}"
+
 func main() {
-	addr := flag.String("redis", "127.0.0.1:6379", "Redis address")
+	conn := redisconn.FromEnv(os.Getenv)
+	conn.RegisterFlags(flag.CommandLine)
 	name := flag.String("name", fmt.Sprint(os.Getpid()), "name printed with each run")
 	every := flag.Duration("every", 3*time.Second, "how often this replica schedules a reminder (0: never)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
 
-	rdb := redis.NewClient(&redis.Options{Addr: *addr, PoolSize: 32})
+	conn.PoolSize = 32
+	rdb, err := conn.Open()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rdb.Close()
 	node, err := cluster.New(rdb,
-		cluster.WithPrefix("{example}"),
+		cluster.WithPrefix(prefix),
 		cluster.WithLease(5*time.Second),
 		cluster.WithLogger(slog.Default()))
 	if err != nil {
@@ -69,7 +81,7 @@ func main() {
 	if err := node.Start(ctx); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%s: replica started on %s", *name, *addr)
+	log.Printf("%s: replica started on redis %s; inspect its tasks with\n\t%s", *name, conn, stpectlCommand(conn, prefix))
 
 	if *every > 0 {
 		t := time.NewTicker(*every)

@@ -51,6 +51,9 @@ type Config struct {
 	// MaxRetries is how often a failed command is retried (go-redis's
 	// default, 3, if 0; -1 for never).
 	MaxRetries int
+	// DialRetries is how often a failed dial is tried again before a
+	// command fails (go-redis's default, 5, if 0).
+	DialRetries int
 }
 
 // FromEnv returns the Config the environment describes (see the package
@@ -152,61 +155,31 @@ func (c Config) openServer(addr string, hasScheme bool, bad func(string, ...any)
 		}
 		opts = o
 	}
-	if opts.Username == "" && opts.Password == "" {
-		opts.Username, opts.Password = c.Username, c.Password
-	}
-	opts.ContextTimeoutEnabled = true
-	opts.DialTimeout = c.DialTimeout
-	opts.PoolSize = c.PoolSize
-	opts.MaxRetries = c.MaxRetries
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewClient(opts), nil
 }
 
 // openCluster makes a Redis Cluster client.
 func (c Config) openCluster(addr string, seeds []string, hasScheme bool, bad func(string, ...any) error) (redis.UniversalClient, error) {
-	opts := &redis.ClusterOptions{}
-	if hasScheme {
-		scheme, rest := baseScheme(addr, "+cluster")
-		if scheme != "redis" && scheme != "rediss" {
-			return nil, bad("a Redis Cluster is reached by redis:// or rediss:// (or redis+cluster://), not %s://", scheme)
-		}
-		o, err := redis.ParseClusterURL(scheme + "://" + rest)
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		opts = o
-	} else {
-		for _, s := range seeds {
-			opts.Addrs = append(opts.Addrs, strings.TrimSpace(s))
-		}
+	opts, err := parseLayoutURL(addr, hasScheme, "+cluster", redis.ParseClusterURL, bad)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Username == "" && opts.Password == "" {
-		opts.Username, opts.Password = c.Username, c.Password
+	if opts == nil {
+		opts = &redis.ClusterOptions{Addrs: trimAll(seeds)}
 	}
-	opts.ContextTimeoutEnabled = true
-	opts.DialTimeout = c.DialTimeout
-	opts.PoolSize = c.PoolSize
-	opts.MaxRetries = c.MaxRetries
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewClusterClient(opts), nil
 }
 
 // openSentinel makes a client of the master the sentinels watch.
 func (c Config) openSentinel(addr string, seeds []string, hasScheme bool, bad func(string, ...any) error) (redis.UniversalClient, error) {
-	opts := &redis.FailoverOptions{}
-	if hasScheme {
-		scheme, rest := baseScheme(addr, "+sentinel")
-		if scheme != "redis" && scheme != "rediss" {
-			return nil, bad("sentinels are reached by redis:// or rediss:// (or redis+sentinel://), not %s://", scheme)
-		}
-		o, err := redis.ParseFailoverURL(scheme + "://" + rest)
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		opts = o
-	} else {
-		for _, s := range seeds {
-			opts.SentinelAddrs = append(opts.SentinelAddrs, strings.TrimSpace(s))
-		}
+	opts, err := parseLayoutURL(addr, hasScheme, "+sentinel", redis.ParseFailoverURL, bad)
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &redis.FailoverOptions{SentinelAddrs: trimAll(seeds)}
 	}
 	if c.SentinelMaster != "" {
 		opts.MasterName = c.SentinelMaster
@@ -214,14 +187,48 @@ func (c Config) openSentinel(addr string, seeds []string, hasScheme bool, bad fu
 	if opts.MasterName == "" {
 		return nil, bad("no master name: give -sentinel-master NAME or master_name= in the URL")
 	}
-	if opts.Username == "" && opts.Password == "" {
-		opts.Username, opts.Password = c.Username, c.Password
-	}
-	opts.ContextTimeoutEnabled = true
-	opts.DialTimeout = c.DialTimeout
-	opts.PoolSize = c.PoolSize
-	opts.MaxRetries = c.MaxRetries
+	c.tune(&opts.Username, &opts.Password, &opts.ContextTimeoutEnabled, &opts.DialTimeout, &opts.PoolSize, &opts.MaxRetries, &opts.DialerRetries)
 	return redis.NewFailoverClient(opts), nil
+}
+
+// tune sets what Config says of every client's options: its credentials
+// where the address gave none, deadlines from the context, and the dial
+// timeout, pool size, retries and dial retries.
+func (c Config) tune(user, password *string, ctxTimeout *bool, dial *time.Duration, pool, retries, dialRetries *int) {
+	if *user == "" && *password == "" {
+		*user, *password = c.Username, c.Password
+	}
+	*ctxTimeout, *dial, *pool, *retries, *dialRetries = true, c.DialTimeout, c.PoolSize, c.MaxRetries, c.DialRetries
+}
+
+// parseLayoutURL parses addr, a redis:// or rediss:// URL that may carry
+// the layout's suffix (redis+cluster://), with go-redis's parse; it
+// returns nil for an address without a scheme (a list of host:port).
+func parseLayoutURL[T any](addr string, hasScheme bool, suffix string, parse func(string) (*T, error), bad func(string, ...any) error) (*T, error) {
+	if !hasScheme {
+		return nil, nil
+	}
+	scheme, rest := baseScheme(addr, suffix)
+	if scheme != "redis" && scheme != "rediss" {
+		return nil, bad("%s is reached by redis:// or rediss:// (or redis%s://), not %s://", layoutName[suffix], suffix, scheme)
+	}
+	o, err := parse(scheme + "://" + rest)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return o, nil
+}
+
+// layoutName names the layout of a scheme suffix in messages.
+var layoutName = map[string]string{"+cluster": "a Redis Cluster", "+sentinel": "Sentinel"}
+
+// trimAll is each of ss without its surrounding white space.
+func trimAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.TrimSpace(s)
+	}
+	return out
 }
 
 // baseScheme splits a URL into its scheme, lower-cased and without the

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster/redisconn"
@@ -84,8 +85,9 @@ func TestOpenChoosesTheClientOfTheLayout(t *testing.T) {
 		return c.Options()
 	}
 
-	o := single(open(t, redisconn.Config{Addr: "h:1", Password: "envpw", PoolSize: 3, MaxRetries: -1}))
-	if o.Addr != "h:1" || o.Password != "envpw" || o.PoolSize != 3 || o.MaxRetries != 0 || !o.ContextTimeoutEnabled {
+	o := single(open(t, redisconn.Config{Addr: "h:1", Password: "envpw", PoolSize: 3, MaxRetries: -1, DialRetries: 2, DialTimeout: time.Second}))
+	if o.Addr != "h:1" || o.Password != "envpw" || o.PoolSize != 3 || o.MaxRetries != 0 || !o.ContextTimeoutEnabled ||
+		o.DialerRetries != 2 || o.DialTimeout != time.Second {
 		t.Fatalf("host:port: %+v", o)
 	}
 	o = single(open(t, redisconn.Config{Addr: "redis://u:urlpw@h:2/3", Password: "envpw"}))

@@ -35,14 +35,21 @@ type cancelJSON struct {
 	WasRunning bool `json:"was_running"`
 }
 
-// simpleAction is a command that takes an ID and calls act on it.
-func simpleAction(name, summary, done string, act func(n *cluster.Node, ctx context.Context, id string) error) *command {
+// simpleAction is a command that takes an ID and calls act on it, or,
+// with -all, acts on a selection with bulk.
+func simpleAction(name, summary, done string, act func(n *cluster.Node, ctx context.Context, id string) error, bulk *bulkAction) *command {
 	return &command{
-		name:    name,
-		summary: summary,
-		args:    []string{"ID"},
-		define: func(*flag.FlagSet) runFunc {
+		name:     name,
+		synopsis: bulkSynopsis(bulk),
+		summary:  summary,
+		args:     []string{"ID"},
+		bulk:     bulk,
+		define: func(fs *flag.FlagSet) runFunc {
+			bf := defineBulk(fs, bulk)
 			return func(ctx context.Context, s *session, args []string) error {
+				if done, err := bf.dispatch(ctx, s, fs, name, bulk); done || err != nil {
+					return err
+				}
 				id := args[0]
 				if err := act(s.node, ctx, id); err != nil {
 					return err
@@ -59,25 +66,28 @@ func simpleAction(name, summary, done string, act func(n *cluster.Node, ctx cont
 }
 
 func runCommand() *command {
-	return simpleAction("run", "make a pending task due at once (keeps its due time)", "due now",
-		(*cluster.Node).RunNow)
+	return simpleAction("run", "make a pending task (or, with -all, each selected) due at once; it keeps its due time", "due now",
+		(*cluster.Node).RunNow, &bulkAction{doing: "run now", done: "made due now", states: []cluster.State{cluster.Pending},
+			act: (*cluster.Node).RunNowAll})
 }
 
 func retryCommand() *command {
-	return simpleAction("retry", "give a dead task its retries again, due at once", "retrying, due now",
-		(*cluster.Node).Retry)
+	return simpleAction("retry", "give a dead task (or, with -all, each selected) its retries again, due at once", "retrying, due now",
+		(*cluster.Node).Retry, &bulkAction{doing: "retry", done: "retried", states: []cluster.State{cluster.Dead},
+			act: (*cluster.Node).RetryAll})
 }
 
 func deleteCommand() *command {
-	return simpleAction("delete", "remove a dead task or a done record", "deleted",
-		(*cluster.Node).Delete)
+	return simpleAction("delete", "remove a dead task or a done record (or, with -all, each selected)", "deleted",
+		(*cluster.Node).Delete, &bulkAction{doing: "delete", done: "deleted", states: []cluster.State{cluster.Dead, cluster.Done},
+			act: (*cluster.Node).DeleteAll})
 }
 
 func rescheduleCommand() *command {
 	return &command{
-		name:     "reschedule",
-		summary:  "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
-		args:     []string{"ID", "TIME"},
+		name:    "reschedule",
+		summary: "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
+		args:    []string{"ID", "TIME"},
 		define: func(*flag.FlagSet) runFunc {
 			return func(ctx context.Context, s *session, args []string) error {
 				id := args[0]
@@ -100,13 +110,23 @@ func rescheduleCommand() *command {
 	}
 }
 
+// cancelAll is cancel's bulk form: any state, named (no default).
+var cancelAll = &bulkAction{doing: "cancel", done: "canceled", stateRequired: true,
+	states: []cluster.State{cluster.Pending, cluster.Running, cluster.Dead, cluster.Done}, act: (*cluster.Node).CancelAll}
+
 func cancelCommand() *command {
 	return &command{
-		name:    "cancel",
-		summary: "remove a task in any state, stopping a run in flight",
-		args:    []string{"ID"},
-		define: func(*flag.FlagSet) runFunc {
+		name:     "cancel",
+		synopsis: bulkSynopsis(cancelAll),
+		summary:  "remove a task in any state (or, with -all, each selected), stopping a run in flight",
+		args:     []string{"ID"},
+		bulk:     cancelAll,
+		define: func(fs *flag.FlagSet) runFunc {
+			bf := defineBulk(fs, cancelAll)
 			return func(ctx context.Context, s *session, args []string) error {
+				if done, err := bf.dispatch(ctx, s, fs, "cancel", cancelAll); done || err != nil {
+					return err
+				}
 				id := args[0]
 				c, err := s.node.Cancel(ctx, id)
 				if err != nil {

@@ -179,13 +179,14 @@ func TestCountsCountsEachState(t *testing.T) {
 		f.schedule("mail", id, nil, time.Now().Add(time.Hour))
 	}
 	f.schedule("sms", "s", nil, time.Now().Add(time.Hour))
+	f.schedule("fax", "x", nil, time.Now().Add(time.Hour))
 	if err := f.node.Pause(context.Background(), "fax"); err != nil {
 		t.Fatal(err)
 	}
 	var doc countsDocJSON
 	f.ctlJSON(0, &doc, "counts")
-	want := countsDocJSON{countsJSON: countsJSON{Pending: 4, Dead: 1}, Kinds: []kindCountsJSON{
-		{Kind: "fax", Paused: true},
+	want := countsDocJSON{countsJSON: countsJSON{Pending: 5, Dead: 1}, Kinds: []kindCountsJSON{
+		{Kind: "fax", countsJSON: countsJSON{Pending: 1}, Paused: true},
 		{Kind: "mail", countsJSON: countsJSON{Pending: 3, Dead: 1}},
 		{Kind: "sms", countsJSON: countsJSON{Pending: 1}},
 	}}
@@ -196,7 +197,7 @@ func TestCountsCountsEachState(t *testing.T) {
 	wantOK(t, r)
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	if len(lines) != 5 || !strings.Contains(lines[1], "fax") || !strings.Contains(lines[1], "paused") ||
-		strings.Join(strings.Fields(lines[2]), " ") != "mail 3 0 1 0" || strings.Join(strings.Fields(lines[4]), " ") != "(all) 4 0 1 0" {
+		strings.Join(strings.Fields(lines[2]), " ") != "mail 3 0 1 0" || strings.Join(strings.Fields(lines[4]), " ") != "(all) 5 0 1 0" {
 		t.Fatalf("counts:\n%s", r.stdout)
 	}
 }

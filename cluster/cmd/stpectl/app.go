@@ -32,6 +32,9 @@ type command struct {
 	// (migrate, whose keyspace an earlier version wrote without a
 	// layout record); every other command refuses one.
 	anyPrefix bool
+	// bulk, if set, lets the command act on a selection (-all) instead
+	// of its one argument.
+	bulk *bulkAction
 	// define registers the command's own flags on fs and returns the
 	// function that runs it with their values.
 	define func(fs *flag.FlagSet) runFunc
@@ -103,7 +106,15 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		commandUsage(stdout, cmd, fs)
 		return exitOK
 	}
-	if err == nil && len(pos) != len(cmd.args) {
+	switch {
+	case err != nil:
+	case cmd.bulk != nil && fs.Lookup("all").Value.String() == "true":
+		if len(pos) != 0 {
+			err = usagef("%s: -all takes no argument, got %d", name, len(pos))
+		}
+	case len(pos) != len(cmd.args) && cmd.bulk != nil:
+		err = usagef("%s: want %d argument(s) (%s) or -all, got %d", name, len(cmd.args), strings.Join(cmd.args, " "), len(pos))
+	case len(pos) != len(cmd.args):
 		err = usagef("%s: want %d argument(s) (%s), got %d", name, len(cmd.args), strings.Join(cmd.args, " "), len(pos))
 	}
 	if err == nil {
@@ -119,16 +130,22 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	defer cancel()
 	// What failed: the command and what it acts on (its ID or KIND).
 	what := name
-	if len(pos) > 0 {
+	switch {
+	case len(pos) > 0:
 		what += " " + pos[0]
+	case cmd.bulk != nil && fs.Lookup("all").Value.String() == "true":
+		what += " -all"
 	}
 	where := failure{what: what, addr: g.conn.String(), timeout: g.timeout}
 	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
 	if err != nil {
+		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
+	where.addr = s.addr
 	if err := runCmd(ctx, s, pos); err != nil {
+		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	return exitOK

@@ -3,25 +3,51 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkCommand times whole runs of the built command, process start
 // and Redis dial included, against a store of 100,000 pending tasks of ten
-// kinds: help (the process alone, no Redis), counts, a page of 100 of
-// every kind and of one kind, and show.
+// kinds, on one server and on a three-master Redis Cluster: help (the
+// process alone, no Redis), counts, a page of 100 of every kind and of one
+// kind, show, and health.
 //
 //	cd cluster && go test -run '^$' -bench Command -benchtime 20x ./cmd/stpectl/
 func BenchmarkCommand(b *testing.B) {
-	srv := redistest.Start(b, redistest.Options{})
-	rdb := srv.Client()
+	b.Run("server", func(b *testing.B) {
+		srv := redistest.Start(b, redistest.Options{})
+		benchCommands(b, []string{"-redis", srv.Addr}, func() redis.UniversalClient { return srv.Client() })
+	})
+	b.Run("cluster", func(b *testing.B) {
+		c := redistest.StartCluster(b, redistest.ClusterOptions{})
+		benchCommands(b, []string{"-redis", strings.Join(c.Addrs(), ",")}, func() redis.UniversalClient { return c.Client() })
+	})
+}
+
+// benchCommands fills the Redis that newClient reaches and times each
+// command run with redisArgs.
+func benchCommands(b *testing.B, redisArgs []string, newClient func() redis.UniversalClient) {
+	rdb := newClient()
 	defer rdb.Close()
+	// A node that starts writes the keyspace's layout record, as in
+	// production.
+	starter, err := cluster.New(rdb, cluster.WithPrefix("{bench}"), cluster.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := starter.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	starter.StopNow()
 	node, err := cluster.New(rdb, cluster.WithPrefix("{bench}"))
 	if err != nil {
 		b.Fatal(err)
@@ -58,9 +84,10 @@ func BenchmarkCommand(b *testing.B) {
 		{"list100json", []string{"-json", "list", "-limit", "100"}},
 		{"list100kind", []string{"list", "-kind", "kind3", "-limit", "100"}},
 		{"show", []string{"show", "t500"}},
+		{"health", []string{"health", "-min-nodes", "0"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			args := append([]string{"-redis", srv.Addr, "-prefix", "{bench}"}, bc.args...)
+			args := append(append(append([]string{}, redisArgs...), "-prefix", "{bench}"), bc.args...)
 			for b.Loop() {
 				if out, err := exec.Command(stpectlBin, args...).CombinedOutput(); err != nil {
 					b.Fatalf("stpectl %v: %v\n%s", bc.args, err, out)

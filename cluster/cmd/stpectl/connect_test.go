@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -84,9 +85,15 @@ func TestRedisDownExitsOne(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	addr := srv.Addr
 	srv.Stop()
-	for _, args := range [][]string{{"counts"}, {"list"}, {"show", "a"}, {"run", "a"}, {"health"}} {
+	for _, args := range [][]string{{"counts"}, {"list"}, {"show", "a"}, {"run", "a"}, {"reschedule", "a", "10m"}, {"retry", "a"},
+		{"cancel", "a"}, {"delete", "a"}, {"purge", "-older", "1d"}, {"pause", "mail"}, {"resume", "mail"}, {"nodes"},
+		{"periodic"}, {"health"}, {"migrate"}} {
 		r := runCtl(t, nil, append([]string{"-redis", addr, "-timeout", "3s"}, args...)...)
-		wantExit(t, r, 1, "connection refused")
+		what := args[0]
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+			what += " " + args[1]
+		}
+		wantExit(t, r, 1, "stpectl: "+what+": redis "+addr+": connect: connection refused\n")
 		if strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("stpectl %v: want the one error line, got\n%s", args, r.stderr)
 		}
@@ -99,4 +106,43 @@ func TestTimeoutBoundsTheCommand(t *testing.T) {
 	r := f.ctl("-timeout", "1ns", "counts")
 	wantExit(t, r, 1, "stpectl: counts: redis "+f.srv.Addr+": i/o timeout (no answer within -timeout 1ns)\n")
 	wantOK(t, f.ctl("-timeout", "5s", "counts"))
+}
+
+func TestAPrefixWithNoKeyspaceIsAnErrorNamingThoseThereAre(t *testing.T) {
+	f := newFixture(t)
+	for _, prefix := range []string{"{billing}", "app:{jobs}"} {
+		n, err := cluster.New(f.newClient(), cluster.WithPrefix(prefix), cluster.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Start(t.Context()); err != nil { // Start writes the layout record
+			t.Fatal(err)
+		}
+		n.StopNow()
+	}
+	want := `stpectl: counts: -prefix "{typo}": no keyspace in redis ` + f.srv.Addr + `; the prefixes with one: "app:{jobs}", "{billing}"` + "\n"
+	for _, args := range [][]string{{"counts"}, {"list"}, {"show", "a"}, {"pause", "mail"}, {"nodes"}} {
+		r := runCtl(t, nil, append([]string{"-redis", f.srv.Addr, "-prefix", "{typo}"}, args...)...)
+		wantExit(t, r, 1, strings.Replace(want, "counts", strings.Join(args, " "), 1))
+		var doc errorJSON
+		r = runCtl(t, nil, append([]string{"-redis", f.srv.Addr, "-prefix", "{typo}", "-json"}, args...)...)
+		decodeOne(t, r.stdout, &doc)
+		if r.code != 1 || doc.Reason != "no_keyspace" {
+			t.Fatalf("%v -json: %+v", args, doc)
+		}
+	}
+	var health healthJSON
+	f2 := *f
+	f2.prefix = "{typo}"
+	f2.ctlJSON(1, &health, "health", "-min-nodes", "0")
+	if health.OK || !strings.HasPrefix(health.Reason, `-prefix "{typo}": no keyspace`) {
+		t.Fatalf("health of a prefix with no keyspace: %+v", health)
+	}
+	// A keyspace that producers alone wrote to has no layout record, yet
+	// it is one.
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour))
+	wantOK(t, f.ctl("counts"))
+	// On an empty Redis there is none to name.
+	empty := redistest.Start(t, redistest.Options{})
+	wantExit(t, runCtl(t, nil, "-redis", empty.Addr, "counts"), 1, "; no prefix has one there\n")
 }

@@ -62,6 +62,8 @@ func exitStatus(err error) (code int, reason string) {
 		return exitFailed, "wrong_state"
 	case errors.Is(err, errNoKeyspace):
 		return exitFailed, "no_keyspace"
+	case errors.Is(err, cluster.ErrUnknownKind):
+		return exitFailed, "unknown_kind"
 	}
 	return exitFailed, "failed"
 }
@@ -69,7 +71,7 @@ func exitStatus(err error) (code int, reason string) {
 // refusals are the cluster module's sentinels of an operation refused,
 // as opposed to Redis failing.
 var refusals = []error{scheduler.ErrInvalidArgument, cluster.ErrNotFound, cluster.ErrWrongState,
-	cluster.ErrLayout, cluster.ErrIDConflict}
+	cluster.ErrLayout, cluster.ErrIDConflict, cluster.ErrUnknownKind}
 
 // failure is where a command failed: what it was doing, on which Redis,
 // within which -timeout.
@@ -77,6 +79,8 @@ type failure struct {
 	what    string // the command and its arguments
 	addr    string // the Redis address, redacted
 	timeout time.Duration
+	// timedOut is true when the command's -timeout passed.
+	timedOut bool
 }
 
 // message is err said in stpectl's voice (see above), redacted.
@@ -114,19 +118,29 @@ func isRefusal(err error) bool {
 }
 
 // clusterWhy is the cluster module's message without its "cluster: what: "
-// layers, which the command's own what replaces.
+// layers, which the command's own what replaces, and without the
+// "cluster: " of a sentinel wrapped inside, said once ("no such task: no
+// such task" is "no such task").
 func clusterWhy(s string) string {
 	for {
 		rest, ok := strings.CutPrefix(s, "cluster: ")
 		if !ok {
-			return s
+			break
 		}
 		_, why, ok := strings.Cut(rest, ": ")
 		if !ok {
-			return rest
+			s = rest
+			break
 		}
 		s = why
 	}
+	var parts []string
+	for _, p := range strings.Split(strings.ReplaceAll(s, ": cluster: ", ": "), ": ") {
+		if len(parts) == 0 || parts[len(parts)-1] != p {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ": ")
 }
 
 // redisFailure says which Redis failed and how: the server's own address
@@ -137,14 +151,28 @@ func (f failure) redisFailure(err error) string {
 	if errors.As(err, &op) && op.Addr != nil {
 		addr = op.Addr.String()
 	}
+	cause := clusterWhy(err.Error())
+	// The cluster module names the server it failed on, once: keep that,
+	// said once.
+	if rest, ok := strings.CutPrefix(cause, "redis "); ok {
+		if a, why, ok := strings.Cut(rest, ": "); ok && !strings.ContainsAny(a, " \t") {
+			if op == nil {
+				addr = a
+			}
+			cause = why
+		}
+	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("redis %s: i/o timeout (no answer within -timeout %v)", addr, f.timeout)
+		cause = "i/o timeout"
 	case op != nil:
-		return "redis " + addr + ": " + op.Err.Error()
+		cause = op.Err.Error()
 	}
-	return "redis " + addr + ": " + clusterWhy(err.Error())
+	if f.timedOut {
+		cause += fmt.Sprintf(" (no answer within -timeout %v)", f.timeout)
+	}
+	return "redis " + addr + ": " + cause
 }
 
 // hinted is an error with advice for the operator, said after it.

@@ -61,14 +61,17 @@ func (g *globals) check() error {
 // session is what a command works with: a producer-only node (never
 // started, no handlers) on the chosen Redis and prefix, and where to write.
 type session struct {
-	rdb     redis.UniversalClient
-	node    *cluster.Node
-	addr    string // the Redis address, redacted
-	prefix  string
-	timeout time.Duration
-	json    bool
-	stdout  io.Writer
-	stderr  io.Writer
+	rdb   redis.UniversalClient
+	node  *cluster.Node
+	addr  string // the Redis server's address (or a cluster's seeds), for messages
+	given string // the address as given, redacted
+	// noRecord is true when the prefix has no layout record.
+	noRecord bool
+	prefix   string
+	timeout  time.Duration
+	json     bool
+	stdout   io.Writer
+	stderr   io.Writer
 }
 
 // open connects and makes the node, with the number of partitions the
@@ -81,18 +84,23 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 	conn.DialTimeout = min(g.timeout, 5*time.Second)
 	conn.PoolSize = 8
 	conn.MaxRetries = 1
+	conn.DialRetries = 2
 	rdb, err := conn.Open()
 	if err != nil {
 		// "redisconn: address A: why", A redacted, said as the flag.
 		return nil, &usageError{msg: "stpectl: " + strings.Replace(err.Error(), "redisconn: address ", "-redis ", 1)}
 	}
-	s := &session{rdb: rdb, addr: conn.String(), prefix: g.prefix, timeout: g.timeout, json: g.json, stdout: stdout, stderr: stderr}
+	s := &session{rdb: rdb, addr: serverAddr(rdb, conn), given: conn.String(), prefix: g.prefix, timeout: g.timeout,
+		json: g.json, stdout: stdout, stderr: stderr}
 	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
 	if errors.Is(err, cluster.ErrLayout) {
 		_ = rdb.Close()
 		return nil, err
 	}
-	noRecord := err == nil && parts == 0 // else Redis failed: the command reports it
+	// Redis failing is left to the command, which checks its flags and
+	// arguments first: bad usage is said as such whether Redis answers or
+	// not.
+	noRecord := err == nil && parts == 0
 	if parts == 0 {
 		parts = cluster.DefaultPartitions
 	}
@@ -105,7 +113,7 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 		_ = rdb.Close()
 		return nil, err
 	}
-	s.node = node
+	s.node, s.noRecord = node, noRecord
 	if noRecord && !anyPrefix {
 		if err := s.checkKeyspace(ctx); err != nil {
 			_ = rdb.Close()
@@ -117,6 +125,21 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 
 func (s *session) close() { _ = s.rdb.Close() }
 
+// serverAddr is where rdb goes, for messages: the server's host:port (or
+// socket), a Redis Cluster's seeds, or, through Sentinel, the address as
+// given (redacted), which names the sentinels.
+func serverAddr(rdb redis.UniversalClient, conn redisconn.Config) string {
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		return strings.Join(c.Options().Addrs, ",")
+	case *redis.Client:
+		if layoutOf(rdb) != "sentinel" {
+			return c.Options().Addr
+		}
+	}
+	return conn.String()
+}
+
 // errNoKeyspace is wrapped by the error of a command given a prefix under
 // which Redis holds nothing.
 var errNoKeyspace = errors.New("no keyspace under the prefix")
@@ -126,6 +149,9 @@ var errNoKeyspace = errors.New("no keyspace under the prefix")
 // wrote to has tasks but no record yet), naming the prefixes that do have
 // a keyspace. A Redis that cannot be reached is left to the command.
 func (s *session) checkKeyspace(ctx context.Context) error {
+	if !s.noRecord {
+		return nil
+	}
 	_, kinds, err := s.node.CountsByKind(ctx)
 	if err != nil || len(kinds) > 0 {
 		return nil
@@ -138,13 +164,13 @@ func (s *session) checkKeyspace(ctx context.Context) error {
 	if err != nil {
 		return nil
 	}
-	have := "none has one"
+	have := "no prefix has one there"
 	if len(there) > 0 {
 		quoted := make([]string, len(there))
 		for i, p := range there {
 			quoted[i] = fmt.Sprintf("%q", p)
 		}
-		have = "these have one: " + strings.Join(quoted, ", ")
+		have = "the prefixes with one: " + strings.Join(quoted, ", ")
 	}
-	return &refusal{why: fmt.Sprintf("-prefix %q: no keyspace in redis %s (%s)", s.prefix, s.addr, have), sentinel: errNoKeyspace}
+	return &refusal{why: fmt.Sprintf("-prefix %q: no keyspace in redis %s; %s", s.prefix, s.addr, have), sentinel: errNoKeyspace}
 }

@@ -75,20 +75,22 @@ func healthCommand() *command {
 		name:     "health",
 		synopsis: "[-min-nodes N]",
 		summary:  "check that Redis answers and nodes are live; kinds no live node handles",
+		// A prefix with no keyspace is a reason in its report.
+		anyPrefix: true,
 		define: func(fs *flag.FlagSet) runFunc {
 			minNodes := fs.Int("min-nodes", 1, "unhealthy with fewer live nodes (not stopping) than this; 0 checks Redis alone")
 			return func(ctx context.Context, s *session, _ []string) error {
 				if *minNodes < 0 {
 					return usagef("health: -min-nodes %d: want 0 or more", *minNodes)
 				}
-				doc := healthJSON{Redis: s.addr, Layout: layoutOf(s.rdb), Masters: []masterJSON{}, UnhandledKinds: []unhandledJSON{}}
+				doc := healthJSON{Redis: s.given, Layout: layoutOf(s.rdb), Masters: []masterJSON{}, UnhandledKinds: []unhandledJSON{}}
 				err := checkHealth(ctx, s, &doc)
 				if err == nil && doc.Nodes < *minNodes {
 					err = &refusal{why: fmt.Sprintf("%d live node(s), want at least %d", doc.Nodes, *minNodes)}
 				}
 				if err != nil {
 					// The reason in stpectl's voice, without its "stpectl: health: ".
-					msg := failure{what: "health", addr: s.addr, timeout: s.timeout}.message(err)
+					msg := failure{what: "health", addr: s.addr, timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
 					doc.Reason = strings.TrimPrefix(msg, "stpectl: health: ")
 				}
 				doc.OK = err == nil
@@ -109,6 +111,9 @@ func healthCommand() *command {
 // checkHealth fills doc, or says what failed.
 func checkHealth(ctx context.Context, s *session, doc *healthJSON) error {
 	if err := pingMasters(ctx, s, doc); err != nil {
+		return err
+	}
+	if err := s.checkKeyspace(ctx); err != nil {
 		return err
 	}
 	members, err := s.node.Members(ctx)

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -32,8 +33,15 @@ Global flags (before or after the command):
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
+Environment: STPE_REDIS_URL (then REDIS_URL) is the default -redis,
+STPE_REDIS_CLUSTER=1 the default -cluster, STPE_REDIS_SENTINEL_MASTER the
+default -sentinel-master; STPE_REDIS_USERNAME and STPE_REDIS_PASSWORD
+authenticate when the address carries no credentials. No output shows a
+password.
+
 Exit status: 0 success, 1 the operation failed or was refused (no such
-task, wrong state, Redis unreachable), 2 bad usage.
+task, wrong state, no keyspace under the prefix, Redis unreachable), 2 bad
+usage.
 
 Run "stpectl help COMMAND" for a command's flags.
 `)
@@ -62,7 +70,13 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 // usageLine is the command's name, its flags' synopsis and the names of
 // its arguments: "show [-full] ID".
 func usageLine(cmd *command) string {
-	return strings.Join(strings.Fields(cmd.name+" "+cmd.synopsis+" "+strings.Join(cmd.args, " ")), " ")
+	line := cmd.name + " " + cmd.synopsis
+	for _, arg := range cmd.args {
+		if !slices.Contains(strings.Fields(cmd.synopsis), arg) { // a bulk synopsis names its ID
+			line += " " + arg
+		}
+	}
+	return strings.Join(strings.Fields(line), " ")
 }
 
 // help serves "stpectl help [COMMAND]".

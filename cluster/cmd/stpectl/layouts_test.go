@@ -174,6 +174,18 @@ func everyCommand(t *testing.T, f *fixture) {
 		t.Fatalf("purge: %+v", purged)
 	}
 
+	// A bulk action over every partition: on a Redis Cluster they lie on
+	// every master.
+	var bulk bulkJSON
+	f.ctlJSON(0, &bulk, "run", "-all", "-kind", "mail")
+	if bulk.Matched == 0 || bulk.Changed != bulk.Matched {
+		t.Fatalf("run -all: %+v", bulk)
+	}
+	f.ctlJSON(0, &bulk, "cancel", "-all", "-state", "pending", "-kind", "sms", "-dry-run")
+	if bulk.Matched != stored/3 {
+		t.Fatalf("cancel -all -dry-run: %+v", bulk)
+	}
+
 	// migrate: nothing of an earlier version to move; it records the layout.
 	var migrated migrateJSON
 	f.ctlJSON(0, &migrated, "migrate", "-force")

@@ -91,7 +91,7 @@ func printList(s *session, page cluster.Page) {
 	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tDUE\tFAILED RUNS\tLOST RUNS\tPAYLOAD\tLAST ERROR")
 	for _, info := range page.Tasks {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
-			cell(info.ID), cell(info.Kind), stateLabel(info), formatTime(info.Due, now),
+			cell(info.ID), cell(info.Kind), stateLabel(info), dueCell(info, now),
 			failedRuns(info), info.Lost,
 			viewPayload(info.Payload, payloadLimit).short(40), firstLine(info.LastError, 60))
 	}
@@ -101,6 +101,23 @@ func printList(s *session, page cluster.Page) {
 	} else {
 		fmt.Fprintln(s.stdout, "next: (last page)")
 	}
+}
+
+// dueCell is the time a task was scheduled for and, for a pending task
+// that runs at another time (a retry after a failure, a task run now), when
+// it runs next.
+func dueCell(info cluster.Info, now time.Time) string {
+	s := formatTime(info.Due, now)
+	if movedRun(info) {
+		s += ", runs " + relative(info.NextRun, now)
+	}
+	return s
+}
+
+// movedRun reports whether a pending task runs at another time than the
+// one it was scheduled for.
+func movedRun(info cluster.Info) bool {
+	return !info.NextRun.IsZero() && !info.NextRun.Equal(info.Due)
 }
 
 // failedRuns is a task's failed runs against its retry limit: "0 (retry

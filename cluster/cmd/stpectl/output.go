@@ -43,8 +43,15 @@ type taskJSON struct {
 	Owner string `json:"owner"`
 	// Started is when the run in flight was claimed, null unless running.
 	Started *time.Time `json:"started"`
+	// NextRun is when a pending task runs next: its due time on a first
+	// run, a retry's time after a failure, the time run or reschedule
+	// moved it to; null unless pending.
+	NextRun *time.Time `json:"next_run"`
 	// Finished is when a done record's task ended, null unless done.
 	Finished *time.Time `json:"finished"`
+	// Canceled is true for a done record of a task that cancel removed
+	// (not one that completed).
+	Canceled bool `json:"canceled"`
 	// Retrying is true for a pending task that failed or was lost before.
 	Retrying bool `json:"retrying"`
 	// Paused is true if the task's kind is paused.
@@ -90,7 +97,9 @@ func newTaskJSON(info cluster.Info, limit int) taskJSON {
 		Payload:    viewPayload(info.Payload, limit).json(),
 		Owner:      info.Owner,
 		Started:    utcOrNil(info.Started),
+		NextRun:    utcOrNil(info.NextRun),
 		Finished:   utcOrNil(info.Finished),
+		Canceled:   info.Canceled,
 		Retrying:   info.Retrying,
 		Paused:     info.Paused,
 		History:    make([]runJSON, 0, len(info.History)),

@@ -22,7 +22,7 @@ func showCommand() *command {
 	return &command{
 		name:     "show",
 		synopsis: "[-full]",
-		summary:  "show a task: payload, attempts, lease owner, last error with its stack, run history",
+		summary:  "show a task: payload, failed and lost runs, lease owner, last error with its stack, run history",
 		args:     []string{"ID"},
 		define: func(fs *flag.FlagSet) runFunc {
 			full := fs.Bool("full", false, "the whole payload (else cut at "+strconv.Itoa(payloadLimit)+" bytes)")
@@ -62,11 +62,22 @@ func printTask(s *session, info cluster.Info, limit int) {
 	}
 	fmt.Fprintf(w, "State:       %s\n", state)
 	fmt.Fprintf(w, "Due:         %s\n", formatTime(info.Due, now))
+	if movedRun(info) {
+		why := "moved by run or reschedule"
+		if info.Retrying {
+			why = "the retry after a failed or lost run"
+		}
+		fmt.Fprintf(w, "Next run:    %s, %s\n", formatTime(info.NextRun, now), why)
+	}
 	if info.Owner != "" {
 		fmt.Fprintf(w, "Owner:       %s, claimed %s\n", cell(info.Owner), formatTime(info.Started, now))
 	}
 	if !info.Finished.IsZero() {
-		fmt.Fprintf(w, "Finished:    %s\n", formatTime(info.Finished, now))
+		how := "completed"
+		if info.Canceled {
+			how = "canceled"
+		}
+		fmt.Fprintf(w, "Finished:    %s, %s\n", formatTime(info.Finished, now), how)
 	}
 	fmt.Fprintf(w, "Failed runs: %d (retry limit %d%s)\n", info.Attempt, info.MaxRetries, retriesLeft(info))
 	fmt.Fprintf(w, "Lost runs:   %d (lost to faults: a node died or lost Redis; they use no retry)\n", info.Lost)

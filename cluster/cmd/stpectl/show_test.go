@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,54 @@ func compactJSON(t *testing.T, p []byte) string {
 		t.Fatalf("compact %q: %v", p, err)
 	}
 	return out.String()
+}
+
+func TestARetryingTaskShowsWhenItRunsNextBesideItsDueTime(t *testing.T) {
+	f := newFixture(t)
+	failed := make(chan struct{}, 1)
+	w := f.worker("flaky", func(context.Context, cluster.Task) error {
+		failed <- struct{}{}
+		return errors.New("the mail server is down")
+	}, cluster.WithBackoff(func(int) time.Duration { return time.Hour }))
+	due := time.Now()
+	if _, err := f.node.Schedule(context.Background(), "flaky", nil, due, cluster.WithID("r"), cluster.WithTaskMaxRetries(2)); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, failed, "the failed run")
+	w.StopNow()
+	f.waitState("r", cluster.Pending)
+	for { // the failure is recorded just after the handler returns
+		if info, _ := f.get("r"); info.Retrying {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	r := f.ctl("show", "r")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "(in 1h), the retry") && !strings.Contains(r.stdout, "(in 59m") {
+		t.Errorf("show gives no next run an hour away:\n%s", r.stdout)
+	}
+	for _, want := range []string{"State:       pending (retrying", "Next run:    ", ", the retry after a failed or lost run\n",
+		"Failed runs: 1 (retry limit 2, 1 retry left)\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	var task taskJSON
+	f.ctlJSON(0, &task, "show", "r")
+	if task.NextRun == nil || task.NextRun.Sub(task.Due) < 59*time.Minute || task.Due.Sub(due) > time.Millisecond {
+		t.Fatalf("show -json: due %v, next run %v", task.Due, task.NextRun)
+	}
+	r = f.ctl("list")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "), runs in 1h ") && !strings.Contains(r.stdout, "), runs in 59m") {
+		t.Fatalf("list:\n%s", r.stdout)
+	}
+	// run moves the next run, not the due time.
+	wantOK(t, f.ctl("run", "r"))
+	f.ctlJSON(0, &task, "show", "r")
+	if task.NextRun == nil || time.Since(*task.NextRun) > time.Minute || task.Due.Sub(due) > time.Millisecond {
+		t.Fatalf("after run: due %v, next run %v", task.Due, task.NextRun)
+	}
 }

@@ -103,7 +103,8 @@ func TestEveryUsageLineNamesEveryArgument(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"Usage: stpectl pause KIND\n", "Usage: stpectl resume KIND\n", "Usage: stpectl show [-full] ID\n",
-		"Usage: stpectl reschedule ID TIME\n", "Usage: stpectl retry ID\n"} {
+		"Usage: stpectl reschedule ID TIME\n", "Usage: stpectl retry ID | -all [-state dead] [-kind K] [-before TIME] [-dry-run]\n",
+		"Usage: stpectl cancel ID | -all -state pending|running|dead|done [-kind K] [-before TIME] [-dry-run]\n"} {
 		name := strings.Fields(want)[2]
 		if r := runCtl(t, nil, "help", name); !strings.HasPrefix(r.stdout, want) {
 			t.Errorf("stpectl help %s: %q, want %q", name, r.stdout, want)

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestEveryErrorIsSaidOnceInStpectlsVoice(t *testing.T) {
+	f := failure{what: "retry 42", addr: "10.0.0.1:6379", timeout: 10 * time.Second}
+	refusedAddr, _ := net.ResolveTCPAddr("tcp", "10.0.0.2:7001")
+	dialErr := &net.OpError{Op: "dial", Net: "tcp", Addr: refusedAddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, tc := range []struct {
+		err  error
+		f    failure
+		want string
+	}{
+		{fmt.Errorf("cluster: retry 42: no such task: %w", cluster.ErrNotFound), f, "stpectl: retry 42: no such task"},
+		{fmt.Errorf("cluster: migrate: %w", fmt.Errorf("cluster: layout: recorded with 8 partitions: %w", cluster.ErrLayout)), f,
+			"stpectl: retry 42: recorded with 8 partitions: keyspace layout mismatch"},
+		{refused(cluster.ErrNotFound, "no such task"), f, "stpectl: retry 42: no such task"},
+		{fmt.Errorf("cluster: counts by kind: %w", dialErr), f, "stpectl: retry 42: redis 10.0.0.2:7001: connect: connection refused"},
+		{fmt.Errorf("cluster: list pending: %w", context.DeadlineExceeded), failure{what: "list", addr: "h:1", timeout: time.Second, timedOut: true},
+			"stpectl: list: redis h:1: i/o timeout (no answer within -timeout 1s)"},
+		{fmt.Errorf("cluster: members: %w", redis.ErrClosed), f, "stpectl: retry 42: redis 10.0.0.1:6379: redis: client is closed"},
+		{errors.New("cluster: counts: WRONGPASS invalid username-password pair"), failure{what: "counts", addr: "redis://***@h:1/0"},
+			"stpectl: counts: redis redis://***@h:1/0: WRONGPASS invalid username-password pair"},
+		{&hinted{err: fmt.Errorf("cluster: migrate: %w", context.DeadlineExceeded), hint: "run it again"},
+			failure{what: "migrate", addr: "h:1", timeout: time.Second, timedOut: true},
+			"stpectl: migrate: redis h:1: i/o timeout (no answer within -timeout 1s) (run it again)"},
+		{usagef("list: -limit 0: want 1 to 1000"), f, "stpectl: list: -limit 0: want 1 to 1000"},
+		{errors.New("cluster: counts by kind: redis 10.0.0.9:6379: redis: can't parse map reply"), f,
+			"stpectl: retry 42: redis 10.0.0.9:6379: redis: can't parse map reply"},
+		{fmt.Errorf("cluster: list pending: redis 10.0.0.9:6379: %w", context.DeadlineExceeded), failure{what: "list", addr: "h:1", timeout: time.Second, timedOut: true},
+			"stpectl: list: redis 10.0.0.9:6379: i/o timeout (no answer within -timeout 1s)"},
+		{errors.New("dial redis://u:s3cret@h:1: refused"), f, "stpectl: retry 42: redis 10.0.0.1:6379: dial redis://***@h:1: refused"},
+	} {
+		if got := tc.f.message(tc.err); got != tc.want {
+			t.Errorf("message(%v)\n got %q\nwant %q", tc.err, got, tc.want)
+		}
+	}
+}
