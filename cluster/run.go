@@ -104,7 +104,7 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 		// The watchdog's own copy: a variable this large that a closure
 		// captures lives on the heap, and only runs with a limit pay.
 		obs := obs
-		timeout := fmt.Errorf("cluster: run %s: %w after %v", id, ErrTaskTimeout, limit)
+		timeout := failed("run "+id, fmt.Errorf("%w after %v", ErrTaskTimeout, limit))
 		limitTimer := time.AfterFunc(limit, func() { cancel(timeout) })
 		defer limitTimer.Stop()
 		watchdog = time.AfterFunc(limit+n.timeoutGrace(), func() {
