@@ -14,28 +14,146 @@ import (
 )
 
 // BenchmarkTimelineCost measures what recording the timeline costs Redis
-// per task: b.N tasks scheduled due now and run by one node (concurrency
-// 16), with recording off (WithTimelineRetention(0)) and on (the default),
-// on one redis-server shared by both, flushed between passes. Run it with
-// -count to interleave the passes. It reports per task, from Redis's INFO:
+// per task. Two nodes share one redis-server under two prefixes, one with
+// recording off (WithTimelineRetention(0)) and one with it on (the
+// default); they take turns running chunks of timelineChunk tasks
+// (scheduled due now, run at concurrency 16), so that both see the same
+// machine, load and Redis, and Redis's INFO is read around each chunk.
+// Each op is one task on each node. It reports per task, for each side:
 // redis-cpu-µs (used_cpu_user + used_cpu_sys), script-µs (the usec of
 // EVALSHA and EVAL in commandstats), redis-cmds (every command Redis ran,
-// the scripts' own included), and in-B and out-B (total_net_input_bytes,
-// total_net_output_bytes).
+// the scripts' own included) and in-B (total_net_input_bytes); and the
+// on side's extra in % of the off side's.
 func BenchmarkTimelineCost(b *testing.B) {
 	srv := redistest.Start(b, redistest.Options{})
-	for _, bc := range []struct {
-		name string
-		keep time.Duration
-	}{{"off", 0}, {"on", cluster.DefaultTimelineRetention}} {
-		b.Run(bc.name, func(b *testing.B) { benchmarkTimelinePass(b, srv, bc.keep) })
+	stats := srv.Client()
+	defer stats.Close()
+	off := newTimelineBenchNode(b, srv, "{tl-off}", 0) // prefixes of one length: the same bytes per key
+	on := newTimelineBenchNode(b, srv, "{tl-on_}", cluster.DefaultTimelineRetention)
+	// A first chunk each loads the scripts and the connections.
+	off.runChunk(b, stats, timelineChunk)
+	on.runChunk(b, stats, timelineChunk)
+	var sumOff, sumOn redisWork
+	b.ResetTimer()
+	for i, left := 0, b.N; left > 0; i, left = i+1, left-timelineChunk {
+		k := min(left, timelineChunk)
+		if i%2 == 0 {
+			sumOff = sumOff.plus(off.runChunk(b, stats, k))
+			sumOn = sumOn.plus(on.runChunk(b, stats, k))
+		} else {
+			sumOn = sumOn.plus(on.runChunk(b, stats, k))
+			sumOff = sumOff.plus(off.runChunk(b, stats, k))
+		}
 	}
+	b.StopTimer()
+	per := float64(b.N)
+	pct := func(a, b float64) float64 { return (b/a - 1) * 100 }
+	for _, m := range []struct {
+		unit    string
+		off, on float64
+	}{
+		{"redis-cpu-µs", float64(sumOff.cpu.Microseconds()), float64(sumOn.cpu.Microseconds())},
+		{"script-µs", float64(sumOff.scripts.Microseconds()), float64(sumOn.scripts.Microseconds())},
+		{"redis-cmds", float64(sumOff.cmds), float64(sumOn.cmds)},
+		{"in-B", float64(sumOff.in), float64(sumOn.in)},
+	} {
+		b.ReportMetric(m.off/per, m.unit+"-off/op")
+		b.ReportMetric(m.on/per, m.unit+"-on/op")
+		b.ReportMetric(pct(m.off, m.on), m.unit+"-extra-%")
+	}
+}
+
+// timelineChunk is how many tasks one side runs before the other's turn.
+const timelineChunk = 250
+
+// timelineBenchNode is one side of BenchmarkTimelineCost.
+type timelineBenchNode struct {
+	n    *cluster.Node
+	done chan struct{}
+}
+
+func newTimelineBenchNode(b *testing.B, srv *redistest.Server, prefix string, keep time.Duration) *timelineBenchNode {
+	rdb := srv.Client()
+	b.Cleanup(func() { _ = rdb.Close() })
+	s := &timelineBenchNode{done: make(chan struct{}, timelineChunk)}
+	n, err := cluster.New(rdb, cluster.WithPrefix(prefix), cluster.WithTimelineRetention(keep),
+		cluster.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(n.StopNow)
+	if err := n.Handle("k", func(context.Context, cluster.Task) error { s.done <- struct{}{}; return nil }); err != nil {
+		b.Fatal(err)
+	}
+	if err := n.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	s.n = n
+	return s
+}
+
+// runChunk schedules k tasks due now, waits for their completions to be
+// written, and returns what Redis did meanwhile.
+func (s *timelineBenchNode) runChunk(b *testing.B, stats *redis.Client, k int) redisWork {
+	ctx := context.Background()
+	before := readRedisWork(b, stats)
+	scheduled := make(chan error, 1)
+	go func() {
+		for range k {
+			if _, err := s.n.Schedule(ctx, "k", nil, time.Now()); err != nil {
+				scheduled <- err
+				return
+			}
+		}
+		scheduled <- nil
+	}()
+	for range k {
+		select {
+		case <-s.done:
+		case err := <-scheduled:
+			if err != nil {
+				b.Fatal(err)
+			}
+			scheduled = nil
+			<-s.done
+		case <-time.After(30 * time.Second):
+			b.Fatal("a run did not come")
+		}
+	}
+	if scheduled != nil {
+		if err := <-scheduled; err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The last completions are written after their handlers returned.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := s.n.Counts(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c == (cluster.Counts{}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("tasks left: %+v", c)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return readRedisWork(b, stats).minus(before)
 }
 
 // redisWork is what INFO says Redis did so far.
 type redisWork struct {
 	cpu, scripts  time.Duration
 	cmds, in, out int64
+}
+
+func (w redisWork) plus(o redisWork) redisWork {
+	return redisWork{w.cpu + o.cpu, w.scripts + o.scripts, w.cmds + o.cmds, w.in + o.in, w.out + o.out}
+}
+
+func (w redisWork) minus(o redisWork) redisWork {
+	return redisWork{w.cpu - o.cpu, w.scripts - o.scripts, w.cmds - o.cmds, w.in - o.in, w.out - o.out}
 }
 
 // readRedisWork reads redisWork from rdb's INFO (the INFO itself is left
@@ -77,66 +195,4 @@ func readRedisWork(b *testing.B, rdb *redis.Client) redisWork {
 		}
 	}
 	return w
-}
-
-func benchmarkTimelinePass(b *testing.B, srv *redistest.Server, keep time.Duration) {
-	ctx := context.Background()
-	stats := srv.Client()
-	defer stats.Close()
-	if err := stats.FlushAll(ctx).Err(); err != nil {
-		b.Fatal(err)
-	}
-	rdb := srv.Client()
-	defer rdb.Close()
-	done := make(chan struct{}, 1024)
-	n, err := cluster.New(rdb, cluster.WithTimelineRetention(keep), cluster.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer n.StopNow()
-	if err := n.Handle("k", func(context.Context, cluster.Task) error { done <- struct{}{}; return nil }); err != nil {
-		b.Fatal(err)
-	}
-	if err := n.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	before := readRedisWork(b, stats)
-	b.ResetTimer()
-	go func() {
-		for range b.N {
-			if _, err := n.Schedule(ctx, "k", nil, time.Now()); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	}()
-	for range b.N {
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			b.Fatal("a run did not come")
-		}
-	}
-	// The last completions are written after their handlers returned.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := n.Counts(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if c == (cluster.Counts{}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("tasks left: %+v", c)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	b.StopTimer()
-	after := readRedisWork(b, stats)
-	per := float64(b.N)
-	b.ReportMetric(float64((after.cpu-before.cpu).Microseconds())/per, "redis-cpu-µs/op")
-	b.ReportMetric(float64((after.scripts-before.scripts).Microseconds())/per, "script-µs/op")
-	b.ReportMetric(float64(after.cmds-before.cmds)/per, "redis-cmds/op")
-	b.ReportMetric(float64(after.in-before.in)/per, "in-B/op")
-	b.ReportMetric(float64(after.out-before.out)/per, "out-B/op")
 }
