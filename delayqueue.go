@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 	"time"
 )
@@ -10,8 +11,9 @@ import (
 // tasks ordered by trigger time, the clock those times are read on, and the
 // bookkeeping of the workers that block on it. This file holds the queue's
 // operations (offer, poll, remove, drain, filter), its time, and below them
-// the heap itself; leader.go
-// holds take, the leader-follower wait that workers block in.
+// the moves of tasks between the timing wheel and the heap; heap.go holds
+// the heap, wheel.go the timing wheel, and leader.go take, the
+// leader-follower wait that workers block in.
 //
 // One mutex guards the queue and the pool state of the Scheduler (run
 // state, worker set, counts): a submission checks the run state and queues
@@ -198,12 +200,6 @@ func (q *delayQueue) smallestLocked(k int) []*futureTask {
 	return out
 }
 
-// heapFirst reports whether queued task t is due before entry e.
-func heapFirst(t *futureTask, e *heapEntry) bool {
-	x := heapEntry{when: t.when, seq: t.seq}
-	return x.less(e)
-}
-
 // findSeqLocked returns the queued task with sequence number seq, or nil.
 func (q *delayQueue) findSeqLocked(seq uint64) *futureTask {
 	if t := q.heap.findSeq(seq); t != nil {
@@ -220,173 +216,219 @@ func (q *delayQueue) findSeqLocked(seq uint64) *futureTask {
 	return found
 }
 
-// The heap: the binary min-heap of the delay queue (JDK DelayedWorkQueue's
-// array and its siftUp/siftDown), ordered by (trigger time, sequence), each
-// task keeping its own index so it leaves in O(log n).
+// Queue operations on the timing wheel (wheel.go): they move tasks between
+// the wheel and the heap, and wake a waiter, so they are methods of the
+// delay queue. q.mu.
 
-// heapEntry is one slot of the heap. The ordering key (when, seq) is kept
-// inline so that sifts compare without loading the task: a sift touches only
-// the contiguous slice, which matters at a million pending tasks
-// (BenchmarkSchedule/pending=1M).
-//
-// The invariant: while t is queued, when and seq equal t.when and t.seq.
-// push copies them in; t.seq is set once, before the task is first queued,
-// and t.when only by setWhenLocked (nextrun.go), never while t is queued.
-type heapEntry struct {
-	when int64  // trigger time: clock nanoseconds since the scheduler's origin
-	seq  uint64 // submission order, the tie-break (JDK sequenceNumber)
-	t    *futureTask
-}
-
-// less orders entries by trigger time, then by sequence number: a total
-// order, so tasks due at the same instant run in submission order.
-// Times are compared by subtraction, as the JDK does, so that trigger times
-// which wrapped past math.MaxInt64 still order correctly; overflowFree keeps
-// every queued time within MaxInt64 of the others.
-func (x *heapEntry) less(y *heapEntry) bool {
-	if d := x.when - y.when; d != 0 {
-		return d < 0
+// wheelLenLocked returns the number of tasks in the wheel.
+func (q *delayQueue) wheelLenLocked() int {
+	if q.wheel == nil {
+		return 0
 	}
-	return x.seq < y.seq
+	return q.wheel.count
 }
 
-// initialHeapCapacity is the JDK DelayedWorkQueue's INITIAL_CAPACITY.
-const initialHeapCapacity = 16
-
-// taskHeap is a binary min-heap of tasks that keeps each task's heapIndex
-// current, so that a task can be removed in O(log n) without a search (JDK
-// DelayedWorkQueue). Every write of a slot goes through set, which updates
-// the index; a task that leaves the heap gets index -1.
-//
-// taskHeap is not safe for concurrent use: the delay queue's mutex guards it.
-type taskHeap struct {
-	a []heapEntry
-}
-
-// len returns the number of queued tasks.
-func (h *taskHeap) len() int { return len(h.a) }
-
-// peek returns the head (the earliest-due task) or nil. O(1).
-func (h *taskHeap) peek() *futureTask {
-	if len(h.a) == 0 {
-		return nil
+// offerWheelLocked puts t in the wheel if it is due beyond the horizon and
+// within the wheel's span, and reports whether it did. If the wheel now
+// needs a worker's attention sooner than anyone waits for, it wakes one.
+func (q *delayQueue) offerWheelLocked(t *futureTask) bool {
+	w := q.wheel
+	if w == nil || t.when-w.base < w.horizon {
+		return false
 	}
-	return h.a[0].t
-}
-
-// at returns the task in slot i.
-func (h *taskHeap) at(i int) *futureTask { return h.a[i].t }
-
-// set writes e into slot k and records k as its task's heap index.
-func (h *taskHeap) set(k int, e heapEntry) {
-	h.a[k] = e
-	e.t.heapIndex = int32(k)
-}
-
-// push adds t, keyed by its current trigger time and sequence number.
-// O(log n); the array grows by 50% when full (JDK grow).
-func (h *taskHeap) push(t *futureTask) {
-	n := len(h.a)
-	if n == cap(h.a) {
-		h.grow()
+	level, slot, ok := w.place(t.when)
+	if !ok {
+		return false
 	}
-	h.a = h.a[:n+1]
-	h.siftUp(n, heapEntry{when: t.when, seq: t.seq, t: t})
-}
-
-// grow enlarges the array by about 50%, starting at 16 (JDK grow).
-func (h *taskHeap) grow() {
-	c := cap(h.a)
-	c += c >> 1
-	if c < initialHeapCapacity {
-		c = initialHeapCapacity
-	}
-	a := make([]heapEntry, len(h.a), c)
-	copy(a, h.a)
-	h.a = a
-}
-
-// popHead removes and returns the head. O(log n). The heap must not be empty.
-func (h *taskHeap) popHead() *futureTask {
-	return h.removeAt(0)
-}
-
-// removeAt removes and returns the task in slot i: the last entry takes its
-// place and is sifted down, and, if it did not move, up (JDK remove). O(log n).
-func (h *taskHeap) removeAt(i int) *futureTask {
-	t := h.a[i].t
-	s := len(h.a) - 1
-	last := h.a[s]
-	h.a[s] = heapEntry{} // let the GC reclaim the task eventually
-	h.a = h.a[:s]
-	if i != s {
-		h.siftDown(i, last)
-		if h.a[i].t == last.t {
-			h.siftUp(i, last)
+	newSlot := w.levels[level].occupied&(1<<slot) == 0
+	first := w.count == 0
+	w.add(t, level, slot)
+	if first || newSlot {
+		if st := w.slotStart(level, slot); first || st-w.start < 0 {
+			w.start = st
 		}
 	}
-	t.heapIndex = -1
-	return t
+	if !first && t.when-w.minWhen >= 0 {
+		return true // not the earliest: nobody needs to wait for less
+	}
+	// The earliest task in the wheel: below the old bound, so exact.
+	w.minWhen, w.minExact = t.when, true
+	if head := q.heap.peek(); head != nil && head.when-t.when <= 0 {
+		return true // the wait for the head ends first
+	}
+	if l := q.leader; l != nil && l.deadline-t.when <= 0 {
+		return true // the leader wakes in time
+	}
+	q.newHeadLocked()
+	return true
 }
 
-// siftUp places e at or above slot k (JDK siftUp).
-func (h *taskHeap) siftUp(k int, e heapEntry) {
-	for k > 0 {
-		parent := (k - 1) >> 1
-		if !e.less(&h.a[parent]) {
+// removeWheelLocked removes t if it is in the wheel, and reports whether it
+// was.
+func (q *delayQueue) removeWheelLocked(t *futureTask) bool {
+	if q.wheel == nil || t.heapIndex > -2 {
+		return false
+	}
+	if level, _ := wheelSlotOf(t.heapIndex); level >= wheelLevels {
+		return false
+	}
+	q.wheel.remove(t)
+	return true
+}
+
+// advanceWheelLocked moves into the heap every wheel task due within the
+// horizon of now, cascading the slots above level 0 on the way: after it,
+// every task due by now + horizon is in the heap. Slots are processed in
+// start order; each task is moved at most once per level.
+func (q *delayQueue) advanceWheelLocked(now int64) {
+	w := q.wheel
+	if w == nil {
+		return
+	}
+	reach := w.horizon
+	if q.precise && q.margin > reach {
+		reach = q.margin // a fine wait looks at the heap only
+	}
+	for w.count > 0 && w.start-now <= reach {
+		level, slot, start := w.earliestSlot()
+		w.start = start
+		if start-now > reach {
 			break
 		}
-		h.set(k, h.a[parent])
-		k = parent
+		q.processSlotLocked(level, slot, start)
 	}
-	h.set(k, e)
+	// No task in the wheel is due before now + horizon, so base may
+	// follow now: new tasks then land in lower levels.
+	w.raiseBase(now)
 }
 
-// siftDown places e at or below slot k (JDK siftDown).
-func (h *taskHeap) siftDown(k int, e heapEntry) {
-	n := len(h.a)
-	half := n >> 1
-	for k < half {
-		child := 2*k + 1
-		if right := child + 1; right < n && h.a[right].less(&h.a[child]) {
-			child = right
+// processSlotLocked cascades a slot of a level above 0 into the levels
+// below, or pulls a slot of level 0 into the heap. start is the slot's
+// start, and no task in the wheel is due before it.
+func (q *delayQueue) processSlotLocked(level, slot int, start int64) {
+	w := q.wheel
+	list := w.detach(level, slot)
+	if level == 0 {
+		w.raiseBase(start + 1<<w.tickShift)
+	} else {
+		w.raiseBase(start)
+	}
+	for t := list; t != nil; {
+		next := t.next
+		t.next, t.prev = nil, nil
+		w.count--
+		t.heapIndex = notQueued
+		if l, s, ok := w.place(t.when); level > 0 && ok && l < level {
+			w.add(t, l, s)
+		} else {
+			w.left(t)
+			q.heap.push(t)
 		}
-		if !h.a[child].less(&e) {
+		t = next
+	}
+}
+
+// cascadeForViewLocked cascades the wheel's earliest slots above level 0,
+// as the passing of time will, while they may hold one of the k
+// earliest-due tasks: those the heap holds k tasks due before need not be.
+// A slot of a high level can hold hundreds of thousands of tasks (a million
+// due over the minutes around an hour from now: about 275,000 in one slot
+// of 4.6 minutes); walking it for every page of the queue view held the
+// lock for tens of milliseconds (BenchmarkQueuePageWithAMillionQueued in
+// the dashboard module), cascading it once leaves slots of a few dozen. The
+// order of runs does not change: the wheel never decides it. Each task is
+// still moved at most once per level, only sooner; afterwards tasks due
+// before the cascaded slot go straight to the heap until time reaches it.
+func (q *delayQueue) cascadeForViewLocked(k int) {
+	w := q.wheel
+	for w != nil && w.count > 0 {
+		level, slot, start := w.earliestSlot()
+		if level == 0 {
+			return
+		}
+		if hs := q.heap.smallest(k); len(hs) == k && hs[k-1].when-start < 0 {
+			return
+		}
+		q.processSlotLocked(level, slot, start)
+	}
+}
+
+// headLocked returns the earliest-due queued task, or nil: the heap's head
+// once every wheel slot that may hold an earlier task has been moved in.
+// For the rare callers that need the true head whatever its time
+// (DiscardOldestPolicy, the overflow rule of huge delays); workers advance
+// the wheel by time instead.
+func (q *delayQueue) headLocked() *futureTask {
+	w := q.wheel
+	for w != nil && w.count > 0 {
+		level, slot, start := w.earliestSlot()
+		if head := q.heap.peek(); head != nil && head.when-start < 0 {
 			break
 		}
-		h.set(k, h.a[child])
-		k = child
+		q.processSlotLocked(level, slot, start)
 	}
-	h.set(k, e)
+	return q.heap.peek()
 }
 
-// filter removes every task for which drop returns true, calling drop once
-// per task, and restores the heap in O(n) (Floyd's heapify). It is the bulk
-// form of removeAt used by Purge and by Shutdown's policies.
-func (h *taskHeap) filter(drop func(*futureTask) bool) {
-	kept := h.a[:0]
-	for _, e := range h.a {
-		if drop(e.t) {
-			e.t.heapIndex = -1
-			continue
+// wakeTimeLocked returns when the next timed wait must end: the trigger
+// time of the earliest task, head (the heap's) or the wheel's. ok is false
+// if nothing is queued.
+func (q *delayQueue) wakeTimeLocked(head *futureTask) (when int64, ok bool) {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		if head == nil {
+			return 0, false
 		}
-		kept = append(kept, e)
+		return head.when, true
 	}
-	clear(h.a[len(kept):])
-	h.a = kept
-	for i := range h.a {
-		h.a[i].t.heapIndex = int32(i)
+	if head != nil && head.when-w.minWhen <= 0 {
+		return head.when, true // before the wheel's lower bound: no need for the exact one
 	}
-	for i := len(h.a)/2 - 1; i >= 0; i-- {
-		h.siftDown(i, h.a[i])
+	when = w.nextDue()
+	if head != nil && head.when-when < 0 {
+		when = head.when
+	}
+	return when, true
+}
+
+// filterWheelLocked removes from the wheel every task for which drop returns
+// true, calling drop once per task.
+func (q *delayQueue) filterWheelLocked(drop func(*futureTask) bool) {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		return
+	}
+	for l := range w.levels {
+		lv := &w.levels[l]
+		for occ := lv.occupied; occ != 0; occ &= occ - 1 {
+			for t := lv.slots[bits.TrailingZeros64(occ)]; t != nil; {
+				next := t.next
+				if drop(t) {
+					w.remove(t)
+				}
+				t = next
+			}
+		}
 	}
 }
 
-// drain removes every task and returns them in due order. O(n log n).
-func (h *taskHeap) drain() []*futureTask {
-	out := make([]*futureTask, 0, len(h.a))
-	for len(h.a) > 0 {
-		out = append(out, h.popHead())
+// flushWheelLocked moves every wheel task into the heap.
+func (q *delayQueue) flushWheelLocked() {
+	w := q.wheel
+	if w == nil || w.count == 0 {
+		return
 	}
-	return out
+	for l := range w.levels {
+		for occ := w.levels[l].occupied; occ != 0; occ &= occ - 1 {
+			slot := bits.TrailingZeros64(occ)
+			for t := w.detach(l, slot); t != nil; {
+				next := t.next
+				t.next, t.prev = nil, nil
+				w.count--
+				w.left(t)
+				q.heap.push(t)
+				t = next
+			}
+		}
+	}
 }

@@ -48,7 +48,8 @@
 // One file per job, named after the JDK concept it holds; each file opens
 // with a comment saying what it owns. scheduler.go has the Scheduler and the
 // scheduling calls, nextrun.go the kinds of task and when each runs next,
-// run.go the running of one task, delayqueue.go the queue and its heap,
-// wheel.go the timing wheel in front of the heap, and leader.go the wait on
-// it.
+// run.go the running of one task, task.go the task and its future,
+// delayqueue.go the queue, heap.go its binary heap, wheel.go the timing
+// wheel in front of the heap, leader.go the wait on the queue, and policy.go
+// the rejection and shutdown policies.
 package scheduler

@@ -2,7 +2,7 @@ package scheduler
 
 // Fuzz targets for the data structures everything else rests on:
 //
-//   - FuzzHeap drives the indexed binary heap (delayqueue.go) with random pushes,
+//   - FuzzHeap drives the indexed binary heap (heap.go) with random pushes,
 //     pops, removals at an index, bulk filters, drains and re-pushes of the
 //     same task object, and checks it after every step against a sorted
 //     slice: the heap order, every task's heap index, -1 for every task not

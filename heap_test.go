@@ -1,6 +1,6 @@
 package scheduler
 
-// The indexed binary min-heap (delayqueue.go), and heapFault, the one check
+// The indexed binary min-heap (heap.go), and heapFault, the one check
 // of its invariants (FuzzHeap uses it too).
 
 import (

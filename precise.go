@@ -85,9 +85,11 @@ const (
 // other than Linux (the plain timer is used there). Inside a
 // testing/synctest bubble a real wait does not move the bubble's fake
 // time: the first fine wait that sees the clock stand still across a
-// completed wait (or a spin) turns precise timing off for the scheduler,
-// and every wait after that is the plain timer's, so tests in a bubble see
-// exactly the behaviour of the default.
+// completed wait (or a spin) turns precise timing off for the scheduler
+// and wakes the leader, whose timer was armed for precise timing, to arm
+// it again for the head itself. Every wait after that is the plain
+// timer's, so tests in a bubble see exactly the behaviour of the default:
+// each task runs at its due instant of the bubble's clock.
 //
 // The costs, which are why it is opt-in:
 //
@@ -203,6 +205,13 @@ func (q *delayQueue) fineWaitLocked(w *worker) {
 		}
 	}
 	q.fine = nil
+	if q.preciseOff && q.leader != nil {
+		// Precise timing turned itself off (a synctest bubble) while a
+		// leader waits with its timer armed for precise timing: for the
+		// watchdog, past the head, or a margin before it. Woken, it
+		// re-takes and arms the plain timer for the head itself.
+		q.newHeadLocked()
+	}
 }
 
 // spinUntil reads now until it reaches until, and reports true; or false if

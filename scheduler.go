@@ -14,7 +14,8 @@ import (
 // ScheduledThreadPoolExecutor's schedule methods, delayedExecute, remove,
 // purge and getQueue). Shutdown is in shutdown.go and stop.go, callables in
 // callable.go, the pool in worker.go, running a task in run.go, when it runs
-// next in nextrun.go, the queue and its heap in delayqueue.go, the wait on it in leader.go.
+// next in nextrun.go, the queue in delayqueue.go, its heap in heap.go, the
+// wait on it in leader.go.
 
 // runState is the scheduler's life cycle (JDK ThreadPoolExecutor run
 // states). It only moves forward, always under q.mu, and as the JDK's

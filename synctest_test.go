@@ -9,6 +9,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -231,4 +232,40 @@ func TestSynctestShutdownAndAwaitTermination(t *testing.T) {
 			require.ErrorIs(t, f.Wait(t.Context()), context.Canceled)
 		})
 	})
+}
+
+// TestSynctestPreciseTimingRunsEachTaskAtItsInstant: WithPreciseTiming
+// inside a bubble turns itself off at its first fine wait (a real sleep
+// does not move the bubble's time), and from then on the scheduler is the
+// default one: each one-shot runs exactly at its due instant of the
+// bubble's clock, also those due within the precise margin (1.5 ms) of
+// the start, while another worker may be leading with its timer armed
+// for the fine waiter's watchdog, past the head.
+func TestSynctestPreciseTimingRunsEachTaskAtItsInstant(t *testing.T) {
+	due := []time.Duration{50 * time.Microsecond, 250 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond}
+	for _, pool := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("pool=%d", pool), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				s, err := scheduler.New(pool, scheduler.WithPreciseTiming(true))
+				require.NoError(t, err)
+				defer stopNow(t, s)
+				s.PrestartAllCoreWorkers()
+				var ran recorder[time.Duration]
+				var futures []scheduler.ScheduledFuture
+				for _, d := range due {
+					f, err := s.Schedule(func(context.Context) error {
+						ran.add(time.Since(start))
+						return nil
+					}, d)
+					require.NoError(t, err)
+					futures = append(futures, f)
+				}
+				for _, f := range futures {
+					require.NoError(t, f.Wait(t.Context()))
+				}
+				require.Equal(t, due, ran.get())
+			})
+		})
+	}
 }

@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	"container/heap"
-	"time"
-)
+import "time"
 
 // Views for a page or an operator: the head of the queue without copying
 // the queue, the runs in progress, and a task found by its ID. The JDK's
@@ -122,57 +119,4 @@ func (s *Scheduler) TaskByID(id TaskID) (ScheduledFuture, bool) {
 		return t.face(), true
 	}
 	return nil, false
-}
-
-// smallest returns the up to k earliest-due tasks in due order, walking the
-// heap best first: a candidate set, itself a small heap of slots, starts
-// with the root; taking its least slot adds that slot's two children. Every
-// slot taken is the least of those not yet taken, by the heap property.
-func (h *taskHeap) smallest(k int) []*futureTask {
-	k = min(k, h.len())
-	if k == 0 {
-		return nil
-	}
-	out := make([]*futureTask, 0, k)
-	c := slotHeap{h: h, slots: make([]int, 0, k+1)}
-	heap.Push(&c, 0)
-	for len(out) < k {
-		i := heap.Pop(&c).(int)
-		out = append(out, h.at(i))
-		for _, child := range [2]int{2*i + 1, 2*i + 2} {
-			if child < h.len() {
-				heap.Push(&c, child)
-			}
-		}
-	}
-	return out
-}
-
-// findSeq returns the queued task with sequence number seq, or nil: a scan
-// of the slots' inline keys, which touches no task but the one found.
-func (h *taskHeap) findSeq(seq uint64) *futureTask {
-	for i := range h.a {
-		if h.a[i].seq == seq {
-			return h.a[i].t
-		}
-	}
-	return nil
-}
-
-// slotHeap is a min-heap of slots of a taskHeap, ordered as the slots'
-// entries are; smallest's candidate set.
-type slotHeap struct {
-	h     *taskHeap
-	slots []int
-}
-
-func (c *slotHeap) Len() int           { return len(c.slots) }
-func (c *slotHeap) Less(i, j int) bool { return c.h.a[c.slots[i]].less(&c.h.a[c.slots[j]]) }
-func (c *slotHeap) Swap(i, j int)      { c.slots[i], c.slots[j] = c.slots[j], c.slots[i] }
-func (c *slotHeap) Push(x any)         { c.slots = append(c.slots, x.(int)) }
-func (c *slotHeap) Pop() any {
-	n := len(c.slots) - 1
-	x := c.slots[n]
-	c.slots = c.slots[:n]
-	return x
 }

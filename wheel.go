@@ -27,6 +27,9 @@ import (
 // a level above 0 is cascaded: its tasks are placed again, from its start,
 // into the levels below. The first slot of level 0 is pulled: its tasks are
 // pushed into the heap. A task is placed at most once per level.
+//
+// This file holds the wheel alone: the delay queue moves tasks between the
+// wheel and the heap and wakes the waiters (delayqueue.go).
 
 // WithTimingWheel sets whether tasks due more than a few seconds ahead wait
 // in a hierarchical timing wheel in front of the queue's heap (default
@@ -251,180 +254,6 @@ func (w *timingWheel) left(t *futureTask) {
 	}
 }
 
-// Queue operations on the wheel: they need the heap too, so they are
-// methods of the delay queue. q.mu.
-
-// wheelLenLocked returns the number of tasks in the wheel.
-func (q *delayQueue) wheelLenLocked() int {
-	if q.wheel == nil {
-		return 0
-	}
-	return q.wheel.count
-}
-
-// offerWheelLocked puts t in the wheel if it is due beyond the horizon and
-// within the wheel's span, and reports whether it did. If the wheel now
-// needs a worker's attention sooner than anyone waits for, it wakes one.
-func (q *delayQueue) offerWheelLocked(t *futureTask) bool {
-	w := q.wheel
-	if w == nil || t.when-w.base < w.horizon {
-		return false
-	}
-	level, slot, ok := w.place(t.when)
-	if !ok {
-		return false
-	}
-	newSlot := w.levels[level].occupied&(1<<slot) == 0
-	first := w.count == 0
-	w.add(t, level, slot)
-	if first || newSlot {
-		if st := w.slotStart(level, slot); first || st-w.start < 0 {
-			w.start = st
-		}
-	}
-	if !first && t.when-w.minWhen >= 0 {
-		return true // not the earliest: nobody needs to wait for less
-	}
-	// The earliest task in the wheel: below the old bound, so exact.
-	w.minWhen, w.minExact = t.when, true
-	if head := q.heap.peek(); head != nil && head.when-t.when <= 0 {
-		return true // the wait for the head ends first
-	}
-	if l := q.leader; l != nil && l.deadline-t.when <= 0 {
-		return true // the leader wakes in time
-	}
-	q.newHeadLocked()
-	return true
-}
-
-// removeWheelLocked removes t if it is in the wheel, and reports whether it
-// was.
-func (q *delayQueue) removeWheelLocked(t *futureTask) bool {
-	if q.wheel == nil || t.heapIndex > -2 {
-		return false
-	}
-	if level, _ := wheelSlotOf(t.heapIndex); level >= wheelLevels {
-		return false
-	}
-	q.wheel.remove(t)
-	return true
-}
-
-// advanceWheelLocked moves into the heap every wheel task due within the
-// horizon of now, cascading the slots above level 0 on the way: after it,
-// every task due by now + horizon is in the heap. Slots are processed in
-// start order; each task is moved at most once per level.
-func (q *delayQueue) advanceWheelLocked(now int64) {
-	w := q.wheel
-	if w == nil {
-		return
-	}
-	reach := w.horizon
-	if q.precise && q.margin > reach {
-		reach = q.margin // a fine wait looks at the heap only
-	}
-	for w.count > 0 && w.start-now <= reach {
-		level, slot, start := w.earliestSlot()
-		w.start = start
-		if start-now > reach {
-			break
-		}
-		q.processSlotLocked(level, slot, start)
-	}
-	// No task in the wheel is due before now + horizon, so base may
-	// follow now: new tasks then land in lower levels.
-	w.raiseBase(now)
-}
-
-// processSlotLocked cascades a slot of a level above 0 into the levels
-// below, or pulls a slot of level 0 into the heap. start is the slot's
-// start, and no task in the wheel is due before it.
-func (q *delayQueue) processSlotLocked(level, slot int, start int64) {
-	w := q.wheel
-	list := w.detach(level, slot)
-	if level == 0 {
-		w.raiseBase(start + 1<<w.tickShift)
-	} else {
-		w.raiseBase(start)
-	}
-	for t := list; t != nil; {
-		next := t.next
-		t.next, t.prev = nil, nil
-		w.count--
-		t.heapIndex = notQueued
-		if l, s, ok := w.place(t.when); level > 0 && ok && l < level {
-			w.add(t, l, s)
-		} else {
-			w.left(t)
-			q.heap.push(t)
-		}
-		t = next
-	}
-}
-
-// cascadeForViewLocked cascades the wheel's earliest slots above level 0,
-// as the passing of time will, while they may hold one of the k
-// earliest-due tasks: those the heap holds k tasks due before need not be.
-// A slot of a high level can hold hundreds of thousands of tasks (a million
-// due over the minutes around an hour from now: about 275,000 in one slot
-// of 4.6 minutes); walking it for every page of the queue view held the
-// lock for tens of milliseconds (BenchmarkQueuePageWithAMillionQueued in
-// the dashboard module), cascading it once leaves slots of a few dozen. The
-// order of runs does not change: the wheel never decides it. Each task is
-// still moved at most once per level, only sooner; afterwards tasks due
-// before the cascaded slot go straight to the heap until time reaches it.
-func (q *delayQueue) cascadeForViewLocked(k int) {
-	w := q.wheel
-	for w != nil && w.count > 0 {
-		level, slot, start := w.earliestSlot()
-		if level == 0 {
-			return
-		}
-		if hs := q.heap.smallest(k); len(hs) == k && hs[k-1].when-start < 0 {
-			return
-		}
-		q.processSlotLocked(level, slot, start)
-	}
-}
-
-// headLocked returns the earliest-due queued task, or nil: the heap's head
-// once every wheel slot that may hold an earlier task has been moved in.
-// For the rare callers that need the true head whatever its time
-// (DiscardOldestPolicy, the overflow rule of huge delays); workers advance
-// the wheel by time instead.
-func (q *delayQueue) headLocked() *futureTask {
-	w := q.wheel
-	for w != nil && w.count > 0 {
-		level, slot, start := w.earliestSlot()
-		if head := q.heap.peek(); head != nil && head.when-start < 0 {
-			break
-		}
-		q.processSlotLocked(level, slot, start)
-	}
-	return q.heap.peek()
-}
-
-// wakeTimeLocked returns when the next timed wait must end: the trigger
-// time of the earliest task, head (the heap's) or the wheel's. ok is false
-// if nothing is queued.
-func (q *delayQueue) wakeTimeLocked(head *futureTask) (when int64, ok bool) {
-	w := q.wheel
-	if w == nil || w.count == 0 {
-		if head == nil {
-			return 0, false
-		}
-		return head.when, true
-	}
-	if head != nil && head.when-w.minWhen <= 0 {
-		return head.when, true // before the wheel's lower bound: no need for the exact one
-	}
-	when = w.nextDue()
-	if head != nil && head.when-when < 0 {
-		when = head.when
-	}
-	return when, true
-}
-
 // eachWheelTask calls f for every task in the wheel. f must not change the
 // wheel.
 func (w *timingWheel) eachWheelTask(f func(t *futureTask)) {
@@ -433,48 +262,6 @@ func (w *timingWheel) eachWheelTask(f func(t *futureTask)) {
 		for occ := lv.occupied; occ != 0; occ &= occ - 1 {
 			for t := lv.slots[bits.TrailingZeros64(occ)]; t != nil; t = t.next {
 				f(t)
-			}
-		}
-	}
-}
-
-// filterWheelLocked removes from the wheel every task for which drop returns
-// true, calling drop once per task.
-func (q *delayQueue) filterWheelLocked(drop func(*futureTask) bool) {
-	w := q.wheel
-	if w == nil || w.count == 0 {
-		return
-	}
-	for l := range w.levels {
-		lv := &w.levels[l]
-		for occ := lv.occupied; occ != 0; occ &= occ - 1 {
-			for t := lv.slots[bits.TrailingZeros64(occ)]; t != nil; {
-				next := t.next
-				if drop(t) {
-					w.remove(t)
-				}
-				t = next
-			}
-		}
-	}
-}
-
-// flushWheelLocked moves every wheel task into the heap.
-func (q *delayQueue) flushWheelLocked() {
-	w := q.wheel
-	if w == nil || w.count == 0 {
-		return
-	}
-	for l := range w.levels {
-		for occ := w.levels[l].occupied; occ != 0; occ &= occ - 1 {
-			slot := bits.TrailingZeros64(occ)
-			for t := w.detach(l, slot); t != nil; {
-				next := t.next
-				t.next, t.prev = nil, nil
-				w.count--
-				w.left(t)
-				q.heap.push(t)
-				t = next
 			}
 		}
 	}
@@ -520,58 +307,6 @@ func (w *timingWheel) smallest(k int) []heapEntry {
 	}
 	slices.SortFunc(top, cmpEntries)
 	return top
-}
-
-// latestFirst is a max-heap of entries by due order: its root is the
-// latest-due of the entries kept, the one an earlier entry replaces.
-type latestFirst []heapEntry
-
-// offer keeps e if fewer than k entries are kept or e is due before the
-// latest kept one, which it then replaces.
-func (h *latestFirst) offer(e heapEntry, k int) {
-	s := *h
-	if len(s) < k {
-		s = append(s, e)
-		for i := len(s) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !s[p].less(&s[i]) {
-				break
-			}
-			s[p], s[i] = s[i], s[p]
-			i = p
-		}
-		*h = s
-		return
-	}
-	if !e.less(&s[0]) {
-		return
-	}
-	s[0] = e
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(s) {
-			break
-		}
-		if c+1 < len(s) && s[c].less(&s[c+1]) {
-			c++
-		}
-		if !s[i].less(&s[c]) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-}
-
-// cmpEntries orders heap entries as the heap does.
-func cmpEntries(x, y heapEntry) int {
-	if x.less(&y) {
-		return -1
-	}
-	if y.less(&x) {
-		return 1
-	}
-	return 0
 }
 
 func cmpInt64(a, b int64) int {

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -130,7 +129,7 @@ func (n *Node) action(ctx context.Context, what, id string, run func(kind string
 		return run(kind).Text()
 	})
 	if err != nil {
-		return failed(what+" "+id, err)
+		return n.failed(what+" "+id, err)
 	}
 	return actionResult(what, id, res)
 }
@@ -191,142 +190,28 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// purgeBatch is how many tasks of a partition one purge script removes,
-// so that no script holds Redis for long.
-const purgeBatch = 500
-
-// purgeScript removes those of the tasks given that are still in a state
-// (dead or done) and entered it before a time. KEYS: the partition's fixed
-// keys, then each task's hash and its kind's four indexes (task_keys).
-// ARGV: state, time (µs, exclusive), then the tasks' IDs. Returns {how many
-// it removed, how many it left because their kind is not the one given}.
-var purgeScript = redis.NewScript(luaPublish + luaPart + `
-local state, before = ARGV[1], tonumber(ARGV[2])
-local removed, skipped = 0, 0
-for j = 3, #ARGV do
-  local id = ARGV[j]
-  local key, ix = task_keys(j - 2)
-  local score = redis.call('ZSCORE', STATE[state], id)
-  if score and tonumber(score) < before then
-    local kind = redis.call('HGET', key, 'kind')
-    if not kind then
-      -- an entry left without its task: only the set holds it
-      redis.call('ZREM', STATE[state], id)
-      removed = removed + 1
-    elseif names_kind(ix, kind) then
-      index_rem(ix, state, id)
-      redis.call('DEL', key)
-      removed = removed + 1
-    else
-      skipped = skipped + 1
-    end
-  end
-end
-return {removed, skipped}
-`)
-
-// Purge removes every dead task that died before before, a batch per
-// partition and script, and returns how many it removed (asynq's
-// Inspector.DeleteAllArchivedTasks, bounded by time as River's job
-// cleaner). A zero before is an error wrapping scheduler.ErrInvalidArgument.
+// Purge removes every dead task that died before before, and returns how
+// many it removed (asynq's Inspector.DeleteAllArchivedTasks, bounded by
+// time as River's job cleaner): DeleteAll of the dead tasks before it. A
+// zero before is an error wrapping scheduler.ErrInvalidArgument.
 func (n *Node) Purge(ctx context.Context, before time.Time) (int, error) {
 	return n.purge(ctx, Dead, before)
 }
 
 // PurgeDone removes every done record (WithKeepDone) of a task that
-// finished before before, a batch per partition and script, and returns
-// how many it removed (asynq's Inspector.DeleteAllCompletedTasks, River's
-// job cleaner). A zero before is an error wrapping
+// finished before before, and returns how many it removed (asynq's
+// Inspector.DeleteAllCompletedTasks, River's job cleaner): DeleteAll of
+// the done records before it. A zero before is an error wrapping
 // scheduler.ErrInvalidArgument.
 func (n *Node) PurgeDone(ctx context.Context, before time.Time) (int, error) {
 	return n.purge(ctx, Done, before)
 }
 
-// purge removes the tasks of state that entered it before before, in
-// rounds of three round trips over the partitions that may hold more: read
-// a batch of IDs of each (ZRANGE), read their kinds (HGET), then remove
-// them (purgeScript, which checks each again).
+// purge is DeleteAll of the tasks of state that entered it before before.
 func (n *Node) purge(ctx context.Context, state State, before time.Time) (int, error) {
-	what := "purge " + string(state)
 	if before.IsZero() {
-		return 0, invalid(what, "zero time")
+		return 0, invalid("purge "+string(state), "zero time")
 	}
-	total := 0
-	parts := n.st.parts
-	for len(parts) > 0 {
-		ids, err := n.st.idsBefore(ctx, parts, state, before)
-		if err != nil {
-			return total, failed(what, err)
-		}
-		byIndex := make(map[int][]string, len(parts))
-		for i, p := range parts {
-			byIndex[p.index] = ids[i]
-		}
-		kinds, err := n.st.kindsOf(ctx, byIndex)
-		if err != nil {
-			return total, failed(what, err)
-		}
-		var calls []scriptCall
-		var with []partition // the partition of each call
-		var found []int      // how many IDs each call was given
-		for i, p := range parts {
-			if len(ids[i]) == 0 {
-				continue
-			}
-			keys := p.fixedKeys()
-			args := []any{string(state), before.UnixMicro()}
-			for _, id := range ids[i] {
-				keys = append(keys, p.task(id))
-				keys = append(keys, p.kindKeys(kinds[id])...)
-				args = append(args, id)
-			}
-			calls = append(calls, scriptCall{keys: keys, args: args})
-			with = append(with, p)
-			found = append(found, len(ids[i]))
-		}
-		cmds, err := evalEach(ctx, n.st.rdb, purgeScript, calls)
-		if err != nil {
-			return total, failed(what, err)
-		}
-		var more []partition
-		var firstErr error
-		for i, c := range cmds {
-			res, err := c.Int64Slice()
-			if err == nil && len(res) < 2 {
-				err = errShortReply
-			}
-			if err != nil {
-				firstErr = cmp.Or(firstErr, err)
-				continue
-			}
-			total += int(res[0])
-			if found[i] == purgeBatch || res[1] > 0 {
-				more = append(more, with[i])
-			}
-		}
-		if firstErr != nil {
-			return total, failed(what, firstErr)
-		}
-		parts = more
-	}
-	return total, nil
-}
-
-// idsBefore reads up to purgeBatch IDs of each of parts in state that
-// entered it before before, in one round trip.
-func (s store) idsBefore(ctx context.Context, parts []partition, state State, before time.Time) ([][]string, error) {
-	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.StringSliceCmd, len(parts))
-	for i, p := range parts {
-		cmds[i] = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: p.stateSet(state), ByScore: true,
-			Start: "-inf", Stop: "(" + strconv.FormatInt(before.UnixMicro(), 10), Count: purgeBatch})
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, err
-	}
-	out := make([][]string, len(parts))
-	for i, c := range cmds {
-		out[i] = c.Val()
-	}
-	return out, nil
+	res, err := n.DeleteAll(ctx, Selection{State: state, Before: before})
+	return res.Changed, err
 }

@@ -17,7 +17,8 @@ type Cancellation struct {
 	// WasRunning is true if a node held a claim on it (a run was in
 	// flight) when it was removed. That run's ctx is canceled within a
 	// third of the lease, if its node can reach Redis, and its outcome is
-	// dropped.
+	// dropped. Its handler is not called if the node heard of the cancel
+	// first; it may still start while the notice is in flight.
 	WasRunning bool
 }
 
@@ -47,7 +48,7 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	})
 	if err != nil {
 		n.followFailover(err)
-		return Cancellation{}, failed("cancel "+id, err)
+		return Cancellation{}, n.failed("cancel "+id, err)
 	}
 	n.unload(id)
 	n.cancelRun(id)
@@ -75,7 +76,11 @@ func (n *Node) knownKind(id string) string {
 // is removed). KEYS: the task's keys (partition.taskKeys). ARGV: id,
 // retention (ms), channel, keep age (µs), keep max (0: none kept). Returns
 // {removed, was leased}, each 0 or 1.
-var cancelScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + `
+var cancelScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + luaCancel)
+
+// luaCancel is the body of cancelScript, which CancelAll's script runs
+// after its own check of the task's state (bulkcancel.go).
+const luaCancel = `
 local f = redis.call('HMGET', TASK, 'kind', 'sum', 'fin')
 local kind = f[1]
 if kind and wrong_kind(kind) then return redis.error_reply('KIND ' .. kind) end
@@ -99,7 +104,7 @@ if tonumber(ARGV[5]) > 0 then add_run(TASK, 'canceled', t, '') end
 keep_done(TASK, ARGV[1], kind, t, ARGV[5])
 publish_canceled(ARGV[3], ARGV[1])
 return {1, leased}
-`)
+`
 
 func (s store) cancel(ctx context.Context, rdb redis.Scripter, id, kind string, retention time.Duration, keep keepDone) (Cancellation, error) {
 	p := s.partOf(id)

@@ -17,10 +17,12 @@ import (
 type claimOutcome int
 
 const (
-	claimGone  claimOutcome = iota // not pending: claimed elsewhere, canceled or done
-	claimWon                       // claimed: this node holds the lease
-	claimLater                     // pending, but due later than the node expected
-	claimEarly                     // pending for the expected time, not yet due by Redis's clock
+	claimGone    claimOutcome = iota // not pending: claimed elsewhere, canceled or done
+	claimWon                         // claimed: this node holds the lease
+	claimLater                       // pending, but due later than the node expected
+	claimEarly                       // pending for the expected time, not yet due by Redis's clock
+	claimSkipped                     // a periodic occurrence the misfire policy skipped (misfire.go)
+	claimBlocked                     // a periodic occurrence that waits for another one (misfire.go)
 )
 
 // claimResult is what a claim returned: for claimWon the task, for
@@ -30,11 +32,12 @@ type claimResult struct {
 	outcome  claimOutcome
 	kind     string
 	payload  []byte
-	due      int64  // µs: the task's due time (claimWon), or when it is pending for
-	redisNow int64  // µs: Redis's clock at the claim (claimEarly)
-	attempt  int    // failed runs so far
-	lost     int    // runs lost to faults so far
-	meta     string // the observer's metadata stored with the task (claimWon)
+	due      int64         // µs: the task's due time (claimWon), or when it is pending for
+	redisNow int64         // µs: Redis's clock at the claim (claimEarly, claimBlocked)
+	wait     time.Duration // how long a blocked occurrence waits before it is claimed again (claimBlocked)
+	attempt  int           // failed runs so far
+	lost     int           // runs lost to faults so far
+	meta     string        // the observer's metadata stored with the task (claimWon)
 }
 
 // claimScript moves a due task from pending to leased, for one owner,
@@ -49,7 +52,11 @@ type claimResult struct {
 // or paused), {2, score, kind} if it is pending for a later time than
 // expected, {3, score, kind, now} if it is not due yet by Redis's clock, or
 // {1, kind, payload, due, attempt, lost, metadata} once claimed.
-var claimScript = redis.NewScript(luaNow + luaPublish + luaPart + `
+var claimScript = redis.NewScript(luaNow + luaPublish + luaPart + claimBody)
+
+// claimBody is claimScript after its definitions; the claim of a periodic
+// occurrence (misfire.go) runs its own rules first, then this.
+const claimBody = `
 local s = redis.call('ZSCORE', STATE.pending, ARGV[1])
 if not s then return {0} end
 if tonumber(s) > tonumber(ARGV[2]) then return {2, s, redis.call('HGET', TASK, 'kind') or ''} end
@@ -70,14 +77,20 @@ index_add(INDEX, 'running', f[1], string.format('%.0f', tonumber(t) + tonumber(A
 redis.call('HSET', TASK, 'owner', ARGV[4], 'next', s, 'start', t)
 publish_claimed(ARGV[5], ARGV[1])
 return {1, f[1], f[2], f[3], f[4], f[5] or '0', f[6] or ''}
-`)
+`
 
 // claim claims task id of kind (as the window knows it) pending for due.
 func (s store) claim(ctx context.Context, id, kind string, due int64, lease time.Duration, token string) (claimResult, error) {
+	return s.runClaim(ctx, claimScript, id, kind, due, lease, token)
+}
+
+// runClaim runs sc, claimScript or one that runs its body last, with the
+// claim's arguments followed by more, and reads its reply.
+func (s store) runClaim(ctx context.Context, sc *redis.Script, id, kind string, due int64, lease time.Duration, token string, more ...any) (claimResult, error) {
 	p := s.partOf(id)
 	vals, err := withKind(kind, func(kind string) ([]any, error) {
-		return claimScript.Run(ctx, s.rdb, p.taskKeys(kind, id),
-			id, strconv.FormatInt(due, 10), lease.Microseconds(), token, p.channel()).Slice()
+		args := append([]any{id, strconv.FormatInt(due, 10), lease.Microseconds(), token, p.channel()}, more...)
+		return sc.Run(ctx, s.rdb, p.taskKeys(kind, id), args...).Slice()
 	})
 	if err != nil {
 		return claimResult{}, err
@@ -111,6 +124,18 @@ func (s store) claim(ctx context.Context, id, kind string, due int64, lease time
 			}
 		}
 		return r, nil
+	case 4:
+		return claimResult{outcome: claimSkipped}, nil
+	case 5:
+		until, err := parseMicros(str(1))
+		if err != nil {
+			return claimResult{}, err
+		}
+		now, err := parseMicros(str(2))
+		if err != nil {
+			return claimResult{}, err
+		}
+		return claimResult{outcome: claimBlocked, wait: blockedWait(until, now, lease)}, nil
 	}
 	return claimResult{outcome: claimGone}, nil
 }

@@ -182,12 +182,12 @@ func (n *Node) claimAndRun(e *entry) {
 	sent := time.Now()
 	sentClock := n.cfg.clock.Now()
 	res, err := bounded(n, n.cfg.lease/3, func(ctx context.Context) (claimResult, error) {
-		return n.st.claim(ctx, id, e.kind, e.due, n.cfg.lease, token)
+		return n.claimTask(ctx, e, token)
 	})
 	if err != nil || res.outcome != claimWon {
 		// A won claim stays claiming until run holds it.
 		n.mu.Lock()
-		delete(n.claiming, id)
+		n.endClaimLocked(id)
 		n.mu.Unlock()
 	}
 	switch {
@@ -211,6 +211,11 @@ func (n *Node) claimAndRun(e *entry) {
 		n.offset = n.offsetEst.add(sentClock, got, res.redisNow)
 		n.mu.Unlock()
 		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond, e.backup)
+	case res.outcome == claimSkipped:
+		n.cfg.logger.Info("cluster: periodic: occurrence skipped by its misfire policy", "id", id)
+	case res.outcome == claimBlocked:
+		// A periodic occurrence that waits for another (misfire.go).
+		n.enter(id, e.kind, e.due, res.wait, e.backup)
 	case res.outcome == claimWon:
 		n.observeClaim(res.kind, e.due)
 		n.run(id, token, sent, res)

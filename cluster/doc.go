@@ -29,14 +29,34 @@
 //     panic) until Node.Cancel removes it.
 //   - Node.Cancel removes a task in any state; once it returned, no node
 //     claims the task again, and it says whether a run was in flight (that
-//     run's ctx is canceled within a third of the lease).
+//     run's ctx is canceled within a third of the lease). A node does not
+//     call the handler of a claimed task whose cancel it has heard (the
+//     notice on the partition's channel, or a renewal's answer that the
+//     lease is gone): between the claim and the call it checks what it
+//     heard, in memory, without a Redis round trip. What remains is a
+//     notice still in flight when the handler starts: the handler is
+//     called, possibly after Cancel returned with WasRunning, and its ctx
+//     is canceled when the notice arrives. In the race test (1,500 tasks
+//     canceled as they fall due, under -race on two busy shared cores),
+//     over eight runs, that was 50 to 91 calls per 1,500 tasks (of 1,040
+//     to 1,260 canceled while running), which ran a median 0.07 to 1.4 ms,
+//     and at most 24 ms, before their node heard the notice.
 //   - Node.Stop hands a claimed task that has not started yet back at once,
 //     keeping its due time, and waits for the running handlers. If its ctx
 //     ends first, it cancels them and hands their tasks back. Node.StopNow
 //     leaves running tasks to their leases. Either way nothing is lost.
 //   - Node.Periodic declares a named task with a scheduler.Trigger on every
-//     node. It runs once per due time across all nodes, with no leader (see
-//     below).
+//     node. It runs at most once per due time across all nodes, with no
+//     leader (see below), and never bursts: occurrences overdue together
+//     (after a Pause, while every node was down or cut off from Redis, or
+//     while the previous run went on) coalesce into one run, the latest
+//     due, after which the runs go on at the trigger's times
+//     (MisfireCoalesce, the default; WithMisfire: MisfireSkip runs none of
+//     them, MisfireRunEach runs each, one after another, in order). Two of
+//     its occurrences never run at once anywhere in the cluster: the next
+//     is claimed only after the running one ended, or its lease expired
+//     (WithOverlap(true) allows it). The claim script decides both by
+//     Redis's clock.
 //   - A task starts late by the in-memory scheduler's lateness plus one
 //     Redis round trip (the claim), not by a polling interval.
 //
@@ -48,8 +68,9 @@
 // "{scheduler/i.j}", j chosen so that the tag's Redis Cluster slot lies in
 // the i-th of P equal ranges of the 16,384 slots, so a Redis Cluster of M
 // masters holds about P/M partitions each. A task's partition is a hash of
-// its ID (FNV-1a, modulo P), so a fixed ID always lands in the same one.
-// The keys of a partition q are:
+// its ID (FNV-1a, modulo P), so a fixed ID always lands in the same one;
+// the occurrences of a periodic task (IDs name@due) are all in the
+// partition of its name. The keys of a partition q are:
 //
 //   - q:pending, a sorted set of task IDs scored by the time each task is
 //     to run next (µs since the epoch), but for those of a paused kind;
@@ -67,6 +88,9 @@
 //     partition's);
 //   - q:done:<id>, a marker, kept for WithRetention, for a task whose
 //     caller fixed its ID;
+//   - q:periodic:<name>, in the partition of periodic task name: its
+//     cursor (the latest occurrence stored) and its misfire policy and
+//     overlap setting;
 //   - q:events, the partition's pub/sub channel, sharded (SPUBLISH and
 //     SSUBSCRIBE): its messages stay on the partition's shard.
 //
@@ -151,8 +175,33 @@
 // first. Skew below the retention cannot double a run: the occurrence is
 // claimed once, and the marker outlives the skew. If the node running an occurrence
 // dies, the lease returns that occurrence to pending and another node runs
-// it. Occurrences that fell while no node was running, and were never
-// stored, are skipped (Quartz's misfire instruction "do nothing").
+// it, under the rules below.
+//
+// Periodic occurrences never burst. Every occurrence of one periodic task
+// is stored in the partition of its name, so the claim of one (one Lua
+// script, by Redis's clock) sees the others, and applies two rules before
+// it claims. The misfire policy (WithMisfire; Quartz's misfire
+// instructions): an occurrence is missed if the trigger's next occurrence
+// after it is due too; under MisfireCoalesce (the default) a missed one is
+// skipped, so the latest due runs once for all of them and the runs go on
+// at the trigger's times after it; under MisfireSkip a missed one is
+// skipped, and so is one late by more than the misfire threshold (a
+// second, or half the time to the next occurrence if shorter); under
+// MisfireRunEach none is skipped, but an occurrence waits while an earlier
+// one is pending, so they run in order. A skipped occurrence is removed
+// and leaves its done marker, so no node stores it again. The overlap rule
+// (WithOverlap, false by default; Quartz's @DisallowConcurrentExecution):
+// an occurrence waits while another of the task is running, until that
+// run ended or its lease expired and the reaper returned it. A waiting
+// occurrence stays pending and in its owner's window; the node that ran
+// the other publishes "ended" on the partition's channel when the run
+// ended, and the owner claims again at once (or after a quarter lease if
+// the notice is lost). A failed run's retries are not occurrences: no
+// misfire rule applies to them, but they wait for a running occurrence.
+// Each sweep stores the occurrences from the task's cursor (q:periodic:
+// <name>), so after every node was down the sweep stores what may run:
+// the latest due under MisfireCoalesce, each missed one under
+// MisfireRunEach, none under MisfireSkip.
 //
 // # Compared with the peers
 //

@@ -3,8 +3,10 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/redis/go-redis/v9"
 )
 
 // Errors: the sentinels callers test with errors.Is, the causes a run's ctx
@@ -43,7 +45,7 @@ var errLeaseLost = errors.New("cluster: lease lost (it expired, or the task was 
 
 // errTaskCanceled is the cause a run's ctx is canceled with when this node
 // learns that Node.Cancel removed its task; it wraps errLeaseLost.
-var errTaskCanceled = fmt.Errorf("cluster: task canceled: %w", errLeaseLost)
+var errTaskCanceled = failed("task canceled", errLeaseLost)
 
 // errHandBack is the cause a run's ctx is canceled with when Node.Stop's ctx
 // ends before the run: the task is handed back to pending.
@@ -70,7 +72,51 @@ func invalid(what, format string, args ...any) error {
 	return &invalidError{what: what, why: fmt.Sprintf(format, args...)}
 }
 
-// failed returns "cluster: what: err", wrapping err.
+// failed returns "cluster: what: err", wrapping err; the package's own
+// "cluster: " at the start of err's text is not said twice.
 func failed(what string, err error) error {
-	return fmt.Errorf("cluster: %s: %w", what, err)
+	return &failure{what: what, err: err}
+}
+
+// failed returns "cluster: what: redis <address>: err" for a failed Redis
+// call of the node, wrapping err: the address of the node's Redis server
+// is named once, unless err's text names it already (as a failed dial
+// does) or the client is a cluster client, whose failing master the
+// error does not say.
+func (n *Node) failed(what string, err error) error {
+	addr := n.st.addr()
+	if addr != "" && !strings.Contains(err.Error(), addr) {
+		return &failure{what: what, server: addr, err: err}
+	}
+	return failed(what, err)
+}
+
+// failure is the error of an operation that failed: "cluster: what: err",
+// with "redis <server>: " before err when server is set.
+type failure struct {
+	what, server string
+	err          error
+}
+
+func (e *failure) Error() string {
+	why := strings.TrimPrefix(e.err.Error(), "cluster: ")
+	if e.server != "" {
+		why = "redis " + e.server + ": " + why
+	}
+	return "cluster: " + e.what + ": " + why
+}
+
+func (e *failure) Unwrap() error { return e.err }
+
+// addr is the address of the store's Redis server, or "" for a cluster
+// client (or any client that does not say).
+func (s store) addr() string {
+	rdb := s.rdb
+	if o, ok := rdb.(observedRedis); ok {
+		rdb = o.UniversalClient
+	}
+	if c, ok := rdb.(*redis.Client); ok {
+		return c.Options().Addr
+	}
+	return ""
 }

@@ -60,9 +60,23 @@ type Info struct {
 	// Started is when the run in flight was claimed, by Redis's clock;
 	// zero unless Running.
 	Started time.Time
+	// NextRun is when a pending task runs next, by Redis's clock: its due
+	// time on a first run, the retry's time (Redis's time of the failure
+	// plus the backoff) while it waits to be retried, the time it was moved
+	// to by RunNow or Reschedule, and its time before a hand-back. It is
+	// the task's score in the pending set, which orders Node.List of
+	// pending tasks and its cursor; a task of a paused kind keeps it and
+	// waits for Node.Resume. Zero unless Pending. Task.Due keeps the time
+	// the task was scheduled for (asynq's TaskInfo.NextProcessAt, River's
+	// JobRow.ScheduledAt).
+	NextRun time.Time
 	// Finished is when a done record's task completed or was canceled;
 	// zero unless Done.
 	Finished time.Time
+	// Canceled is true for a done record of a task that Node.Cancel (or
+	// CancelAll) removed rather than one that ran to completion: its last
+	// run record says OutcomeCanceled. False unless Done.
+	Canceled bool
 	// Retrying is true for a pending task that has run and failed or been
 	// lost at least once since it was stored or last retried by hand:
 	// asynq's "retry" state, River's "retryable".
@@ -77,9 +91,10 @@ type Info struct {
 
 // getScript reads a task and where it is. KEYS: the partition's pending,
 // lease, dead and done sets, its paused set, the task. ARGV: id. Returns
-// {} if there is no such task, else {state, paused (0 or 1), field, value,
-// ...}. A stored task in none of the sets is between two steps of an
-// earlier version's scripts: it is pending.
+// {} if there is no such task, else {state, paused (0 or 1), score in the
+// pending set or "", field, value, ...}. A stored task in none of the sets
+// is between two steps of an earlier version's scripts, or pending of a
+// paused kind (in its kind's index only): it is pending.
 var getScript = redis.NewScript(`
 local kind = redis.call('HGET', KEYS[6], 'kind')
 if not kind then return {} end
@@ -87,7 +102,9 @@ local st = 'pending'
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then st = 'running'
 elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then st = 'dead'
 elseif redis.call('ZSCORE', KEYS[4], ARGV[1]) then st = 'done' end
-local out = {st, tostring(redis.call('SISMEMBER', KEYS[5], kind))}
+local next = ''
+if st == 'pending' then next = redis.call('ZSCORE', KEYS[1], ARGV[1]) or '' end
+local out = {st, tostring(redis.call('SISMEMBER', KEYS[5], kind)), next}
 for _, v in ipairs(redis.call('HGETALL', KEYS[6])) do out[#out + 1] = v end
 return out
 `)
@@ -95,22 +112,41 @@ return out
 // Get reads the stored task id, with its run history; ok is false if there
 // is none (never stored, canceled, or run to completion without
 // WithKeepDone). It is asynq's Inspector.GetTaskInfo and River's JobGet.
-// It is one script on the task's partition, which needs no kind index.
+// It is one script on the task's partition, which needs no kind index,
+// and reads Info.NextRun from the pending set in the same step; a pending
+// task of a paused kind, which waits in its kind's index only, costs a
+// second read there.
 func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err error) {
 	p := n.st.partOf(id)
 	keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused(), p.task(id)}
 	vals, err := getScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
 	if err != nil {
-		return Info{}, false, failed("get "+id, err)
+		return Info{}, false, n.failed("get "+id, err)
 	}
-	if len(vals) < 2 {
+	if len(vals) < 3 {
 		return Info{}, false, nil
 	}
-	f := make(map[string]string, (len(vals)-2)/2)
-	for i := 2; i+1 < len(vals); i += 2 {
+	f := make(map[string]string, (len(vals)-3)/2)
+	for i := 3; i+1 < len(vals); i += 2 {
 		f[vals[i]] = vals[i+1]
 	}
-	return infoFromHash(id, State(vals[0]), vals[1] == "1", f), true, nil
+	info = infoFromHash(id, State(vals[0]), vals[1] == "1", f)
+	next := vals[2]
+	if info.State == Pending && next == "" {
+		score, err := n.st.rdb.ZScore(ctx, p.kindIndex(Pending, info.Kind), id).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return Info{}, false, n.failed("get "+id, err)
+		}
+		if err == nil {
+			next = strconv.FormatFloat(score, 'f', 0, 64)
+		}
+	}
+	if info.State == Pending && next != "" {
+		if us, err := parseMicros(next); err == nil {
+			info.NextRun = time.UnixMicro(us)
+		}
+	}
+	return info, true, nil
 }
 
 // infoFromHash reads a task's hash, found in state.
@@ -135,6 +171,9 @@ func infoFromHash(id string, state State, paused bool, f map[string]string) Info
 	if state == Done {
 		if us, err := parseMicros(f["fin"]); err == nil {
 			info.Finished = time.UnixMicro(us)
+		}
+		if h := info.History; len(h) > 0 && h[len(h)-1].Outcome == OutcomeCanceled {
+			info.Canceled = true
 		}
 	}
 	info.Retrying = state == Pending && (info.Attempt > 0 || info.Lost > 0)
@@ -294,7 +333,7 @@ func union(a, b []string) []string {
 func (n *Node) Counts(ctx context.Context) (Counts, error) {
 	parts, err := n.st.countParts(ctx, make([][]string, len(n.st.parts)), nil)
 	if err != nil {
-		return Counts{}, failed("counts", err)
+		return Counts{}, n.failed("counts", err)
 	}
 	var total Counts
 	for _, pc := range parts {
@@ -327,7 +366,7 @@ func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
 		pausedCmds[i] = pipe.SMembers(ctx, p.paused())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return Counts{}, nil, failed("counts by kind", err)
+		return Counts{}, nil, n.failed("counts by kind", err)
 	}
 	kinds := make([][]string, len(n.st.parts))
 	paused := make([][]string, len(n.st.parts))
@@ -336,7 +375,7 @@ func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
 	}
 	parts, err := n.st.countParts(ctx, kinds, paused)
 	if err != nil {
-		return Counts{}, nil, failed("counts by kind", err)
+		return Counts{}, nil, n.failed("counts by kind", err)
 	}
 	var total Counts
 	byKind := map[string]KindCounts{}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,7 +27,9 @@ type ListQuery struct {
 	// Kind, if not "", lists only the tasks of that kind.
 	Kind string
 	// Cursor is "" for the first page, else the Next of the page before,
-	// from a query of the same State and Kind.
+	// from a query of the same State and Kind. It names the last task of
+	// that page by its place in the listing's order: for pending tasks its
+	// Info.NextRun and ID.
 	Cursor string
 	// Limit is the page size, 1 to MaxPage.
 	Limit int
@@ -41,8 +44,10 @@ type Page struct {
 }
 
 // List returns up to q.Limit tasks in q.State (of q.Kind, if given), after
-// q.Cursor. Pending tasks come soonest first (by the time they are to run
-// next; those of a paused kind too), running ones by the expiry of their
+// q.Cursor. Pending tasks come soonest first by Info.NextRun, the time they
+// are to run next (a retrying task's retry time, not its Task.Due; those of
+// a paused kind too), which each pending Info holds as it was read for the
+// listing, so the order shown is the order listed; running ones by the expiry of their
 // lease, soonest first, and dead and done ones newest first (by the time
 // they died or finished); tasks with the same time are ordered by ID. The
 // cursor names the last task of a page by its time and ID, so a task that
@@ -74,7 +79,7 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	if q.Kind != "" {
 		if err := validKind(q.Kind); err != nil {
-			return Page{}, err
+			return Page{}, failed("list "+string(q.State), err)
 		}
 	}
 	if q.Limit < 1 || q.Limit > MaxPage {
@@ -91,7 +96,7 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	entries, err := m.page(ctx, from)
 	if err != nil {
-		return Page{}, failed(what, err)
+		return Page{}, n.failed(what, err)
 	}
 	ids := make([]string, len(entries))
 	for i, e := range entries {
@@ -99,11 +104,15 @@ func (n *Node) List(ctx context.Context, q ListQuery) (Page, error) {
 	}
 	infos, err := n.st.infos(ctx, ids, q.State)
 	if err != nil {
-		return Page{}, failed(what, err)
+		return Page{}, n.failed(what, err)
 	}
 	page := Page{Tasks: make([]Info, 0, len(ids))}
-	for _, id := range ids {
-		if info, ok := infos[id]; ok {
+	for _, e := range entries {
+		if info, ok := infos[e.member]; ok {
+			if q.State == Pending {
+				// the score the listing is ordered by, as read
+				info.NextRun = time.UnixMicro(e.at)
+			}
 			page.Tasks = append(page.Tasks, info)
 		}
 	}

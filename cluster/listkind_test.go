@@ -118,7 +118,9 @@ func TestCountsByKindAndListsOfDeadAndDoneByKindNewestFirst(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.Schedule(ctx, "idle", nil, time.Now().Add(time.Hour))
 	require.NoError(t, err)
-	require.NoError(t, w.Pause(ctx, "nothing"))
+	// A kind with no task, paused by a node that handles it.
+	idler := newNode(t, srv, map[string]cluster.Handler{"nothing": ok})
+	require.NoError(t, idler.Pause(ctx, "nothing"))
 
 	total, byKind, err := w.CountsByKind(ctx)
 	require.NoError(t, err)

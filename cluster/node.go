@@ -32,10 +32,11 @@ type Node struct {
 	sched *scheduler.Scheduler
 
 	// mu guards state, handlers, periodics, loaded (and each entry's
-	// ready and index), running (and each run's expires), claiming, more, shares,
-	// liveKinds, liveKindsKnown, offset, offsetEst, renewed, started, ready, busy,
-	// kindBusy, credit, weighted, pickable and warned. It is never held
-	// across a call into sched, Redis or a handler.
+	// ready and index), running (and each run's expires), claiming,
+	// canceledClaims, more, shares, liveKinds, liveKindsKnown, offset,
+	// offsetEst, renewed, started, ready, busy, kindBusy, credit, weighted,
+	// pickable and warned. It is never held across a call into sched,
+	// Redis or a handler.
 	mu             sync.Mutex
 	state          nodeState
 	handlers       map[string]kindHandler
@@ -43,6 +44,7 @@ type Node struct {
 	loaded         map[string]*entry      // tasks in the window waiting in sched, by ID
 	running        map[string]*run        // tasks this node holds a claim on, by ID
 	claiming       map[string]bool        // tasks taken from the window whose claim has not yet ended or started a run
+	canceledClaims map[string]bool        // of claiming, those whose cancel this node heard meanwhile (run.go)
 	more           bool                   // the last sweep stopped at the load limit
 	shares         shares                 // this node's part of the partitions (ownership.go)
 	liveKinds      map[string]bool        // the kinds the live claimers handle, as last read
@@ -80,6 +82,8 @@ type Node struct {
 	regCancel context.CancelFunc  // ends the record's renewal while stopping
 	reg       sync.WaitGroup      // the record's renewal while stopping
 	calls     sync.WaitGroup      // Redis calls on the lease path still running (bounded)
+
+	hooks *testHooks // the tests' view of a run's steps (run.go); nil but in tests, set before Start
 }
 
 // kindHandler is the handler of one kind and its settings.
@@ -148,24 +152,25 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{
-		cfg:         cfg,
-		st:          newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
-		rdb:         rdb,
-		name:        randomID()[:12],
-		sched:       sched,
-		handlers:    make(map[string]kindHandler),
-		loaded:      make(map[string]*entry),
-		ready:       make(map[string]*readyQueue),
-		kindBusy:    make(map[string]int),
-		claiming:    make(map[string]bool),
-		credit:      make(map[string]int),
-		warned:      make(map[string]time.Time),
-		running:     make(map[string]*run),
-		kick:        make(chan struct{}, 1),
-		renewKick:   make(chan struct{}, 1),
-		standbyKick: make(chan struct{}, 1),
-		trimKick:    make(chan struct{}, 1),
-		shards:      make(map[string]shardSub),
+		cfg:            cfg,
+		st:             newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
+		rdb:            rdb,
+		name:           randomID()[:12],
+		sched:          sched,
+		handlers:       make(map[string]kindHandler),
+		loaded:         make(map[string]*entry),
+		ready:          make(map[string]*readyQueue),
+		kindBusy:       make(map[string]int),
+		claiming:       make(map[string]bool),
+		canceledClaims: make(map[string]bool),
+		credit:         make(map[string]int),
+		warned:         make(map[string]time.Time),
+		running:        make(map[string]*run),
+		kick:           make(chan struct{}, 1),
+		renewKick:      make(chan struct{}, 1),
+		standbyKick:    make(chan struct{}, 1),
+		trimKick:       make(chan struct{}, 1),
+		shards:         make(map[string]shardSub),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
 	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {
@@ -206,6 +211,9 @@ func (n *Node) Handle(kind string, h Handler, opts ...HandleOption) error {
 	kh, err := newKindHandler(what, h, opts)
 	if err != nil {
 		return err
+	}
+	if periodicSettings(opts).given {
+		return invalid(what, "WithMisfire and WithOverlap are options of Periodic")
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

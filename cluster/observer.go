@@ -310,7 +310,8 @@ var scriptNames = map[string]string{
 	moveScript.Hash():       "move",
 	retryScript.Hash():      "retry",
 	deleteScript.Hash():     "delete",
-	purgeScript.Hash():      "purge",
+	bulkScript.Hash():       "bulk",
+	bulkCancelScript.Hash(): "bulk cancel",
 	pageScript.Hash():       "page",
 	getScript.Hash():        "get",
 	countsScript.Hash():     "counts",
@@ -322,6 +323,10 @@ var scriptNames = map[string]string{
 
 	listRecordsScript.Hash(): "records",
 	periodicRunScript.Hash(): "periodic run",
+
+	periodicClaimScript.Hash(): "periodic claim",
+	cursorScript.Hash():        "periodic cursor",
+	scheduleManyScript.Hash():  "schedule many",
 }
 
 // scriptName names the script of SHA-1 sha; "script" if it is none of the

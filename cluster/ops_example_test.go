@@ -85,3 +85,27 @@ func ExampleNode_Pause() {
 		log.Fatal(err)
 	}
 }
+
+// RetryAll retries every dead task of one kind (once its handler is fixed),
+// after a confirmation of how many that is. (Compiled, not run: it needs
+// a Redis server.)
+func ExampleNode_RetryAll() {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer rdb.Close()
+	node, err := cluster.New(rdb)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	sel := cluster.Selection{State: cluster.Dead, Kind: "email"}
+	n, err := node.CountSelected(ctx, sel)
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, cluster.ErrUnknownKind) for a typo
+	}
+	fmt.Println("retrying", n, "dead email tasks")
+	res, err := node.RetryAll(ctx, sel)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Changed, "retried,", res.Matched-res.Changed, "had moved on")
+}

@@ -70,6 +70,7 @@ type handleConfig struct {
 	limitSet  bool
 	weight    int // WithKindPriority
 	weightSet bool
+	periodic  periodicConfig // WithMisfire, WithOverlap: Periodic only
 }
 
 // scheduleConfig holds the settings of one Schedule call.

@@ -9,9 +9,10 @@ import (
 )
 
 // Operations over every partition (List, Counts, CountsByKind, Pause,
-// Resume, Purge): one script per partition, all sent in one pipeline, which
+// Resume): one script per partition, all sent in one pipeline, which
 // go-redis splits by node on a cluster client, so an operation stays one
-// round trip (or two) however many partitions there are.
+// round trip (or two) however many partitions there are. The bulk actions
+// (bulk.go) and Purge do the same in rounds of a batch per partition.
 
 // evalEach runs sc once per call, by its SHA-1, in one pipeline, and runs
 // again, after loading the script, only the calls that found it missing (a

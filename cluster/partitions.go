@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -160,11 +159,15 @@ func splitHashTag(prefix string) (before, tag, after string) {
 }
 
 // partitionIndex is the partition of task id among n: FNV-1a of the ID,
-// modulo n.
+// modulo n, but for an ID shaped as OccurrenceID writes it, whose
+// partition is its periodic task's (periodicPartition): every occurrence
+// of a periodic task is in one partition, so the claim of one sees the
+// others (misfire.go).
 func partitionIndex(id string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % uint32(n))
+	if name, _, ok := parseOccurrenceID(id); ok {
+		return periodicPartition(name, n)
+	}
+	return hashIndex(id, n)
 }
 
 // keySlot is the Redis Cluster slot of a hash tag's text: CRC16 (XMODEM)

@@ -71,9 +71,16 @@ return 1
 // them among n pending. If some partitions could not be changed, the error
 // says in how many of how many the kind is paused; pausing again finishes
 // the work. An invalid kind (see Node.Handle; "@" + name pauses a periodic
-// task) is an error wrapping scheduler.ErrInvalidArgument.
+// task) is an error wrapping scheduler.ErrInvalidArgument, and a kind that
+// no live node handles, no partition stores or has paused, no periodic task
+// declares and this node does not handle (a typo) one wrapping
+// ErrUnknownKind: a kind declared by a handler or a periodic task may be
+// paused before any task of it is stored.
 func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
+		return failed("pause", err)
+	}
+	if err := n.checkKnownKind(ctx, "pause "+kind, kind); err != nil {
 		return err
 	}
 	return n.everyPartition(ctx, "pause "+kind, pauseScript, pauseKeys(kind),
@@ -82,10 +89,14 @@ func (n *Node) Pause(ctx context.Context, kind string) error {
 
 // Resume lets the nodes start the tasks of a paused kind again: each runs
 // at its due time, at once if that has passed, and every started node
-// that hears of it reloads its window at once. Resuming a kind that is not
-// paused does nothing. Its cost and errors are Pause's.
+// that hears of it reloads its window at once. Resuming a known kind that
+// is not paused does nothing; resuming an unknown one is refused with
+// ErrUnknownKind. Its cost and errors are Pause's.
 func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := validKind(kind); err != nil {
+		return failed("resume", err)
+	}
+	if err := n.checkKnownKind(ctx, "resume "+kind, kind); err != nil {
 		return err
 	}
 	return n.everyPartition(ctx, "resume "+kind, resumeScript, pauseKeys(kind),
@@ -108,7 +119,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 	}
 	cmds, err := evalEach(ctx, n.st.rdb, sc, calls)
 	if err != nil {
-		return failed(what, err)
+		return n.failed(what, err)
 	}
 	var firstErr error
 	failures := 0
@@ -119,7 +130,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 		}
 	}
 	if failures > 0 {
-		return failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
+		return n.failed(what, fmt.Errorf("done in %d of %d partitions, try again: %w",
 			len(cmds)-failures, len(cmds), firstErr))
 	}
 	return nil
@@ -131,7 +142,7 @@ func (n *Node) everyPartition(ctx context.Context, what string, sc *redis.Script
 func (n *Node) PausedKinds(ctx context.Context) ([]string, error) {
 	sets, err := n.st.pausedSets(ctx)
 	if err != nil {
-		return nil, failed("paused kinds", err)
+		return nil, n.failed("paused kinds", err)
 	}
 	kinds := []string{}
 	for _, set := range sets {

@@ -1,8 +1,9 @@
 package cluster
 
 import (
-	"context"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-stpe/scheduler"
@@ -14,26 +15,40 @@ import (
 // durable task whose ID is name@due: the due time is part of the identity.
 // Storing is idempotent, so every node may do it and no leader is needed;
 // a done marker kept for the retention stops an occurrence that already
-// ran from being stored again by a node whose clock is behind. One node
-// claims the occurrence at its due time; if that node dies, the lease
-// returns it and another runs it.
+// ran, or was skipped, from being stored again by a node whose clock is
+// behind. Every occurrence of one periodic task is stored in the partition
+// of its name, beside its cursor (the latest occurrence stored), so that
+// the claim of one sees the others: it applies the misfire policy and
+// keeps occurrences from overlapping (misfire.go). One node claims the
+// occurrence at its due time; if that node dies, the lease returns it and
+// another runs it.
 
 // maxOccurrencesPerSweep bounds how many occurrences of one periodic task a
 // sweep stores, for triggers much finer than the window.
 const maxOccurrencesPerSweep = 1000
 
+// maxTriggerSteps bounds how many of a trigger's times one sweep walks
+// through, storing none, from the cursor to now: the next sweep goes on
+// from where it stopped.
+const maxTriggerSteps = 100_000
+
 // periodic is one declared periodic task.
 type periodic struct {
 	name string
 	trig scheduler.Trigger
+	cfg  periodicConfig
 	// trigMu serializes the calls of trig.Next: the sweep stores the
-	// occurrences, the membership renewal and the runs write the next
-	// time to the registry, and a Trigger need not be safe for
-	// concurrent use.
+	// occurrences, the membership renewal writes the next time to the
+	// registry, and the claims ask for the time after an occurrence; a
+	// Trigger need not be safe for concurrent use.
 	trigMu sync.Mutex
-	// last is the latest occurrence stored by this node; only the sweep
-	// loop reads and writes it.
+	// last is the latest occurrence this node stored or passed over;
+	// only the sweep loop reads and writes it.
 	last time.Time
+	// ended counts the "ended" notices heard for the task: a claim that
+	// found an occurrence waiting tries again at once if one came in
+	// meanwhile.
+	ended atomic.Uint64
 }
 
 // Periodic declares a cluster-once periodic task (Quartz's clustered
@@ -41,17 +56,29 @@ type periodic struct {
 // without its single process): every node declaring name with the same
 // trigger runs h once per due time across all of them. The trigger's
 // occurrences within the window are stored on each sweep, so they survive
-// a restart; occurrences that fell while no node was running are not made
-// up (Quartz's misfire "do nothing"). A failed run is retried with backoff
-// like any task, and may then overlap the next occurrence.
+// a restart.
 //
-// While the node runs, the declaration (name, trigger, next time) and the
-// last run of an occurrence are kept in Redis for Node.PeriodicTasks.
+// Occurrences never burst. Those that are overdue together, after a
+// Pause, while every node was down or cut off from Redis, or while the
+// previous run went on, follow the misfire policy (WithMisfire): by
+// default they coalesce into one run, the latest due, and the runs go on
+// at the trigger's times after it (MisfireCoalesce); MisfireSkip runs none
+// of them, MisfireRunEach runs each, one after another, in order. Two
+// occurrences never run at once anywhere in the cluster unless
+// WithOverlap(true): the next is claimed only after the running one
+// ended. The claim script decides both by Redis's clock, so nodes never
+// decide differently. A failed run is retried with backoff like any task
+// (its retries are not occurrences: no misfire policy applies to them),
+// and its retry too waits for a running occurrence.
+//
+// While the node runs, the declaration (name, trigger) and the last run of
+// an occurrence are kept in Redis for Node.PeriodicTasks.
 //
 // Declare it before Start. A nil trigger or handler, a name with white
-// space or longer than 200 bytes, a name already declared, a nil option or
-// a negative time limit is an error wrapping scheduler.ErrInvalidArgument.
-// WithTaskTimeout sets the time limit of its runs.
+// space or longer than 200 bytes, a name already declared, a nil option,
+// an unknown misfire policy or a negative time limit is an error wrapping
+// scheduler.ErrInvalidArgument. WithTaskTimeout sets the time limit of its
+// runs.
 func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...HandleOption) error {
 	what := "periodic " + name
 	if err := validKind(name); err != nil {
@@ -62,6 +89,10 @@ func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...
 	}
 	kh, err := newKindHandler(what, h, opts)
 	if err != nil {
+		return err
+	}
+	pc := periodicSettings(opts)
+	if err := validPeriodicConfig(what, pc); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -75,7 +106,7 @@ func (n *Node) Periodic(name string, trig scheduler.Trigger, h Handler, opts ...
 	}
 	n.handlers[kind] = kh
 	n.weighted = n.weighted || kh.weight > 0
-	n.periodics = append(n.periodics, &periodic{name: name, trig: trig})
+	n.periodics = append(n.periodics, &periodic{name: name, trig: trig, cfg: pc})
 	return nil
 }
 
@@ -95,32 +126,46 @@ func OccurrenceID(name string, due time.Time) string {
 	return name + "@" + due.UTC().Format(time.RFC3339Nano)
 }
 
-// createOccurrences stores the occurrences of every periodic task due
-// within the window that this node has not stored yet.
-func (n *Node) createOccurrences(ctx context.Context) {
-	n.mu.Lock()
-	ps := append([]*periodic(nil), n.periodics...)
-	now := n.nowLocked()
-	n.mu.Unlock()
-	until := now.Add(n.cfg.window)
-	for _, p := range ps {
-		from := p.last
-		if from.IsZero() {
-			from = now
-		}
-		for range maxOccurrencesPerSweep {
-			due := p.next(from)
-			if due.IsZero() || due.After(until) {
-				break
-			}
-			sc := scheduleConfig{id: OccurrenceID(p.name, due), maxRetries: n.cfg.maxRetries}
-			if _, err := n.store(ctx, periodicKind(p.name), nil, due, sc); err != nil {
-				if ctx.Err() == nil {
-					n.cfg.logger.Warn("cluster: periodic: storing an occurrence failed", "name", p.name, "due", due, "err", err)
-				}
-				break // tried again on the next sweep
-			}
-			p.last, from = due, due
+// parseOccurrenceID splits an ID shaped as OccurrenceID writes it into the
+// name and the due time; ok is false for any other ID.
+func parseOccurrenceID(id string) (name string, due time.Time, ok bool) {
+	at := strings.LastIndexByte(id, '@')
+	if at <= 0 {
+		return "", time.Time{}, false
+	}
+	text := id[at+1:]
+	due, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil || due.UTC().Format(time.RFC3339Nano) != text {
+		return "", time.Time{}, false
+	}
+	return id[:at], due, true
+}
+
+// periodicSettings are the periodic settings opts give (nil options are
+// refused by newKindHandler).
+func periodicSettings(opts []HandleOption) periodicConfig {
+	var hc handleConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyHandle(&hc)
 		}
 	}
+	return hc.periodic
+}
+
+// periodicOf is the declared periodic task whose occurrences are of kind,
+// or nil.
+func (n *Node) periodicOf(kind string) *periodic {
+	name, ok := strings.CutPrefix(kind, "@")
+	if !ok {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.periodics {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
 }

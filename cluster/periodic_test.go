@@ -24,12 +24,14 @@ func TestPeriodicRunsOncePerDueTimeAcrossThreeNodesWithSkewedClocks(t *testing.T
 		// busy CI box, which would otherwise expire a live run's lease
 		// and make a second run legitimate (delivery is at least once).
 		n := newNode(t, srv, nil, cluster.WithClock(skewedClock{scheduler.SystemClock(), skew}), cluster.WithLease(20*time.Second))
+		// Each occurrence runs (MisfireRunEach): on a busy machine a
+		// claim a period late would coalesce.
 		require.NoError(t, n.Periodic("report", everyTick(period), func(_ context.Context, task cluster.Task) error {
 			mu.Lock()
 			runs[task.Due] = append(runs[task.Due], i)
 			mu.Unlock()
 			return nil
-		}))
+		}, cluster.WithMisfire(cluster.MisfireRunEach)))
 		nodes = append(nodes, n)
 	}
 	for _, n := range nodes {

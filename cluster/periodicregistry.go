@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,9 +29,18 @@ type PeriodicInfo struct {
 	// Trigger describes the trigger: its String() if it has one (a
 	// *cron.Schedule gives its spec), else its Go type.
 	Trigger string
-	// Next is the trigger's next time after the last renewal (or run),
-	// the zero Time if the trigger has no more.
+	// Next is the due time of the occurrence that runs next (its ID is
+	// OccurrenceID(Name, Next)): of the occurrences stored, the one the
+	// misfire policy runs next (under MisfireCoalesce the latest that is
+	// due, else the first to come; under MisfireSkip the first not yet
+	// missed; under MisfireRunEach the first). If none is stored, the
+	// trigger's next time after the last renewal; the zero Time if the
+	// trigger has no more.
 	Next time.Time
+	// Misfire and Overlap are the task's settings (WithMisfire,
+	// WithOverlap) as its declaring nodes last stored them.
+	Misfire Misfire
+	Overlap bool
 	// Nodes are the names of the live nodes declaring it (Node.Name),
 	// sorted.
 	Nodes []string
@@ -66,6 +76,79 @@ func recordedOutcome(out Outcome, res string) Outcome {
 		return OutcomeLost
 	}
 	return out
+}
+
+// storedOccurrence is what the store holds of a periodic task's
+// occurrences: its settings, if a node stored them, and the due time of
+// the occurrence that runs next (zero if none is stored).
+type storedOccurrence struct {
+	found   bool
+	misfire Misfire
+	overlap bool
+	next    time.Time
+}
+
+// storedNext reads, in one pipeline, the stored settings and pending
+// occurrences of the periodic tasks names, and picks for each the
+// occurrence that runs next by its misfire policy at now.
+func (s store) storedNext(ctx context.Context, names []string, now time.Time) (map[string]storedOccurrence, error) {
+	type read struct {
+		settings                *redis.SliceCmd
+		first, overdue, onwards *redis.ZSliceCmd
+	}
+	nowText := strconv.FormatInt(now.UnixMicro(), 10)
+	pipe := s.rdb.Pipeline()
+	reads := make([]read, len(names))
+	for i, name := range names {
+		ix := s.parts[periodicPartition(name, len(s.parts))].kindIndex(Pending, periodicKind(name))
+		reads[i] = read{
+			settings: pipe.HMGet(ctx, s.cursorKey(name), "misfire", "overlap"),
+			first:    pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: ix, Start: 0, Stop: 0}),
+			overdue: pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: ix, ByScore: true, Rev: true,
+				Start: nowText, Stop: "-inf", Count: 1}),
+			onwards: pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: ix, ByScore: true,
+				Start: "(" + nowText, Stop: "+inf", Count: 1}),
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	out := make(map[string]storedOccurrence, len(names))
+	for i, name := range names {
+		r := reads[i]
+		var so storedOccurrence
+		if v := r.settings.Val(); len(v) == 2 {
+			text, _ := v[0].(string)
+			so.misfire, so.found = misfireOf(text)
+			so.overlap = v[1] == "1"
+		}
+		first, overdue, onwards := firstTime(r.first.Val()), firstTime(r.overdue.Val()), firstTime(r.onwards.Val())
+		switch {
+		case so.misfire == MisfireRunEach:
+			so.next = first
+		case overdue.IsZero():
+			so.next = onwards
+		case so.misfire == MisfireSkip && now.Sub(overdue) > threshold(overdue, onwards):
+			so.next = onwards
+		default:
+			so.next = overdue
+		}
+		out[name] = so
+	}
+	return out, nil
+}
+
+// firstTime is the due time of the first occurrence of zs (from its ID,
+// exact to the nanosecond), or the zero Time.
+func firstTime(zs []redis.Z) time.Time {
+	if len(zs) == 0 {
+		return time.Time{}
+	}
+	id, _ := zs[0].Member.(string)
+	if _, due, ok := parseOccurrenceID(id); ok {
+		return due
+	}
+	return time.UnixMicro(int64(zs[0].Score))
 }
 
 func (s store) periodicPrefix() string { return s.prefix + ":periodic:" }
@@ -115,9 +198,24 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 	if err != nil {
 		return nil, failed("periodic tasks", err)
 	}
+	names := make([]string, 0, len(recs))
+	for name := range recs {
+		names = append(names, name)
+	}
+	stored, err := n.st.storedNext(ctx, names, n.now())
+	if err != nil {
+		return nil, failed("periodic tasks", err)
+	}
 	out := make([]PeriodicInfo, 0, len(recs))
-	for name, f := range recs {
+	for _, name := range names {
+		f := recs[name]
 		p := PeriodicInfo{Name: name, Trigger: f["trigger"], Next: timeField(f["next"]), Nodes: []string{}}
+		if s := stored[name]; s.found {
+			p.Misfire, p.Overlap = s.misfire, s.overlap
+			if !s.next.IsZero() {
+				p.Next = s.next
+			}
+		}
 		for _, m := range members {
 			if slices.Contains(m.Kinds, periodicKind(name)) {
 				p.Nodes = append(p.Nodes, m.Name)
@@ -139,46 +237,42 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 	return out, nil
 }
 
-// notePeriodicRun records a run of the occurrence id of a periodic task in
-// the registry; a failure to write is logged, and the run is not affected.
+// notePeriodicRun announces that a run of an occurrence of a periodic
+// task ended (publishEnded: an occurrence waiting for it may start) and
+// records it in the registry; a failure to write is logged, and the run is
+// not affected.
 func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome, runErr error) {
 	name, ok := strings.CutPrefix(c.kind, "@")
 	if !ok {
 		return
 	}
-	n.mu.Lock()
-	var p *periodic
-	for _, q := range n.periodics {
-		if q.name == name {
-			p = q
-		}
-	}
-	ended := n.nowLocked()
-	n.mu.Unlock()
-	if p == nil {
+	if n.periodicOf(c.kind) == nil {
 		return
 	}
+	ended := n.now()
 	msg := ""
 	if runErr != nil {
 		msg = runErr.Error()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.lease/4)
 	defer cancel()
+	if err := n.st.publishEnded(ctx, name, c.kind); err != nil {
+		n.cfg.logger.Warn("cluster: periodic: announcing the end of a run failed", "name", name, "err", err)
+	}
 	err := periodicRunScript.Run(ctx, n.st.rdb, []string{n.st.periodicPrefix() + name},
-		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), string(outcome), msg,
-		microsText(p.next(ended))).Err()
+		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), string(outcome), msg).Err()
 	if err != nil {
 		n.cfg.logger.Warn("cluster: periodic: recording a run failed", "name", name, "err", err)
 	}
 }
 
-// periodicRunScript records the last run of a declared periodic task and
-// its trigger's next time; a declaration that expired meanwhile is not
-// written back. KEYS: the declaration. ARGV: node, due, started, ended,
-// outcome, error, next. Returns 1 if recorded.
+// periodicRunScript records the last run of a declared periodic task; a
+// declaration that expired meanwhile is not written back. KEYS: the
+// declaration. ARGV: node, due, started, ended, outcome, error. Returns 1
+// if recorded.
 var periodicRunScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'last_node', ARGV[1], 'last_due', ARGV[2], 'last_started', ARGV[3],
-  'last_ended', ARGV[4], 'last_outcome', ARGV[5], 'last_error', ARGV[6], 'next', ARGV[7])
+  'last_ended', ARGV[4], 'last_outcome', ARGV[5], 'last_error', ARGV[6])
 return 1
 `)

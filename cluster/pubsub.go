@@ -14,15 +14,22 @@ import (
 // and prefix:membership, to which every started node subscribes. This is
 // the one place their messages are written (the Lua functions below,
 // which the scripts include, and announceMembership) and read
-// (parseEvent). Four messages on a partition's channel:
+// (parseEvent, parseMany). Six messages on a partition's channel:
 //
 //   - "<due> <kind> <id>": the task became pending, to run at due (µs);
 //     the ID comes last, so it may hold spaces;
+//   - "many <due> <kind> <length> <id> ...": tasks stored together
+//     (ScheduleMany) became pending; each ID is preceded by its length in
+//     bytes, so it may hold spaces, and followed by a space but the last;
 //   - "claimed <id>": a node won the claim, the others drop it;
 //   - "canceled <id>": Cancel removed it; a node running it cancels the
 //     run's ctx at once;
 //   - "resumed <kind>": Resume made the kind's tasks claimable again;
-//     every node sweeps at once.
+//     every node sweeps at once;
+//   - "ended <kind>": a run of an occurrence of the periodic task whose
+//     occurrences are of kind ended (publishEnded, on the channel of the
+//     task's partition); a node with an occurrence of it waiting for that
+//     run (misfire.go) tries to claim it again at once.
 //
 // and one on the membership channel, "changed": a node joined or left the
 // claimers, or found one expired; every node renews its membership at
@@ -31,6 +38,12 @@ import (
 // A message is a hint: one lost while a subscription was down is made up
 // by the sweep that every (re)subscription asks for, and the heartbeat
 // finds a canceled run within a quarter lease.
+
+// publishEnded tells the nodes that a run of an occurrence of periodic
+// task name (of kind) ended.
+func (s store) publishEnded(ctx context.Context, name, kind string) error {
+	return s.rdb.SPublish(ctx, s.parts[periodicPartition(name, len(s.parts))].channel(), "ended "+kind).Err()
+}
 
 // membershipChannel is the name of the membership channel.
 func (s store) membershipChannel() string { return s.prefix + ":membership" }
@@ -153,6 +166,9 @@ const luaPublish = `
 local function publish_pending(channel, due, kind, id)
   redis.call('SPUBLISH', channel, due .. ' ' .. kind .. ' ' .. id)
 end
+local function publish_many(channel, entries)
+  redis.call('SPUBLISH', channel, 'many ' .. table.concat(entries, ' '))
+end
 local function publish_claimed(channel, id)
   redis.call('SPUBLISH', channel, 'claimed ' .. id)
 end
@@ -169,13 +185,14 @@ const (
 	eventClaimed
 	eventCanceled
 	eventResumed
+	eventEnded
 )
 
 // event is one message of the channel.
 type event struct {
 	kind     eventKind
 	id       string
-	taskKind string // eventPending and eventResumed only
+	taskKind string // eventPending, eventResumed and eventEnded only
 	due      int64  // eventPending only
 }
 
@@ -190,6 +207,9 @@ func parseEvent(payload string) (e event, ok bool) {
 	if kind, found := strings.CutPrefix(payload, "resumed "); found {
 		return event{kind: eventResumed, taskKind: kind}, true
 	}
+	if kind, found := strings.CutPrefix(payload, "ended "); found {
+		return event{kind: eventEnded, taskKind: kind}, true
+	}
 	parts := strings.SplitN(payload, " ", 3)
 	if len(parts) != 3 {
 		return event{}, false
@@ -199,6 +219,34 @@ func parseEvent(payload string) (e event, ok bool) {
 		return event{}, false
 	}
 	return event{kind: eventPending, due: due, taskKind: parts[1], id: parts[2]}, true
+}
+
+// parseMany reads a "many" message; ok is false for another message, or
+// one malformed.
+func parseMany(payload string) (tasks []pendingTask, ok bool) {
+	rest, found := strings.CutPrefix(payload, "many ")
+	if !found {
+		return nil, false
+	}
+	for rest != "" {
+		f := strings.SplitN(rest, " ", 4)
+		if len(f) != 4 {
+			return nil, false
+		}
+		due, err1 := strconv.ParseInt(f[0], 10, 64)
+		size, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || size < 0 || size > len(f[3]) {
+			return nil, false
+		}
+		tasks = append(tasks, pendingTask{id: f[3][:size], kind: f[1], due: due})
+		rest = f[3][size:]
+		if rest != "" {
+			if rest, found = strings.CutPrefix(rest, " "); !found || rest == "" {
+				return nil, false
+			}
+		}
+	}
+	return tasks, len(tasks) > 0
 }
 
 // listenLoop reads the store's channel; each (re)subscription asks for a
@@ -232,6 +280,12 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 				kickNow(n.renewKick)
 				continue
 			}
+			if tasks, ok := parseMany(m.Payload); ok {
+				for _, t := range tasks {
+					n.offer(t.id, t.kind, t.due)
+				}
+				continue
+			}
 			e, ok := parseEvent(m.Payload)
 			if !ok {
 				continue
@@ -246,6 +300,8 @@ func (n *Node) listenLoop(ctx context.Context, ps *redis.PubSub) {
 				n.cancelRun(e.id)
 			case eventResumed:
 				n.requestSweep()
+			case eventEnded:
+				n.wakeBlocked(e.taskKind)
 			}
 		}
 	}

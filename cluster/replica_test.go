@@ -98,9 +98,25 @@ func replicaMain(role string) int {
 		period, err := time.ParseDuration(v)
 		must(err)
 		// The periodic task counts its runs per occurrence in
-		// <prefix>:occ.
+		// <prefix>:occ. Each occurrence runs (MisfireRunEach): on a
+		// busy machine a claim a period late would coalesce.
 		must(n.Periodic("report", everyTick(period), func(ctx context.Context, t cluster.Task) error {
 			return rdb.HIncrBy(ctx, prefix+":occ", t.Due.UTC().Format(time.RFC3339Nano), 1).Err()
+		}, cluster.WithMisfire(cluster.MisfireRunEach)))
+	}
+	if v := os.Getenv("CLUSTER_TEST_SLOW"); v != "" {
+		period, err := time.ParseDuration(v)
+		must(err)
+		// Each run takes three periods and counts the runs going on
+		// at once in every replica in <prefix>:inflight, the most ever
+		// in <prefix>:most, and its runs in <prefix>:slowruns.
+		must(n.Periodic("slow", everyTick(period), func(ctx context.Context, t cluster.Task) error {
+			if err := mostScript.Run(ctx, rdb, []string{prefix + ":inflight", prefix + ":most"}).Err(); err != nil {
+				return err
+			}
+			defer rdb.Decr(context.Background(), prefix+":inflight")
+			time.Sleep(3 * period)
+			return rdb.Incr(ctx, prefix+":slowruns").Err()
 		}))
 	}
 	sigs := make(chan os.Signal, 1)
@@ -447,6 +463,36 @@ func TestPeriodicRunsOncePerDueTimeAcrossThreeReplicaProcessesWithSkewedClocks(t
 	}
 	t.Logf("%d occurrences, each run once", len(occ))
 }
+
+func TestPeriodicLongRunsNeverOverlapAcrossThreeReplicaProcesses(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	const prefix, period = "{slow}", 100 * time.Millisecond
+	rdb := client(t, srv)
+	var replicas []*replica
+	for range 3 {
+		replicas = append(replicas, startReplica(t, srv, prefix, longLease, "CLUSTER_TEST_SLOW="+period.String()))
+	}
+	waitFor(t, 60*time.Second, "eight runs", func() bool {
+		n, _ := rdb.Get(context.Background(), prefix+":slowruns").Int()
+		return n >= 8
+	})
+	stopAll(t, replicas)
+	most, err := rdb.Get(context.Background(), prefix+":most").Int()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most != 1 {
+		t.Errorf("%d runs of the periodic task went on at once across the replicas, want 1", most)
+	}
+}
+
+// mostScript counts a run going on (KEYS[1]) and keeps the most ever
+// counted at once (KEYS[2]).
+var mostScript = redis.NewScript(`
+local n = redis.call('INCR', KEYS[1])
+if n > tonumber(redis.call('GET', KEYS[2]) or '0') then redis.call('SET', KEYS[2], n) end
+return n
+`)
 
 // everyTick is a trigger firing at every multiple of d.
 func everyTick(d time.Duration) scheduler.Trigger {

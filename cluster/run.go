@@ -24,6 +24,34 @@ type run struct {
 	expires time.Time
 }
 
+// testHooks let the package's tests see the steps of a run that no
+// outside event shows, and hold a run between them. Each is called only
+// if set.
+type testHooks struct {
+	claimed  func(id string) // a claim was won, before the run is set up
+	heard    func(id string) // a cancel of id was heard and applied (cancelRun)
+	deciding func(id string) // the run is about to decide whether to call the handler
+}
+
+// onClaimed, onHeard and onDeciding call their hook, if the tests set it.
+func (h *testHooks) onClaimed(id string) {
+	if h != nil && h.claimed != nil {
+		h.claimed(id)
+	}
+}
+
+func (h *testHooks) onHeard(id string) {
+	if h != nil && h.heard != nil {
+		h.heard(id)
+	}
+}
+
+func (h *testHooks) onDeciding(id string) {
+	if h != nil && h.deciding != nil {
+		h.deciding(id)
+	}
+}
+
 // timeoutGrace is how long a handler past its time limit may take to
 // return before the node stops renewing its lease and records the failed
 // attempt itself: a tenth of the lease.
@@ -32,8 +60,9 @@ func (n *Node) timeoutGrace() time.Duration { return n.cfg.lease / 10 }
 // run runs a task this node has just claimed (the claim was sent at sent)
 // and records the outcome.
 func (n *Node) run(id, token string, sent time.Time, c claimResult) {
+	n.hooks.onClaimed(id)
 	n.mu.Lock()
-	delete(n.claiming, id)
+	canceled := n.endClaimLocked(id)
 	h, ok := n.handlers[c.kind]
 	if n.state != stateStarted || !ok {
 		// Stopping (a claimed task not yet started goes back at
@@ -47,6 +76,20 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	r := &run{token: token, kind: c.kind, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
+	if canceled {
+		cancel(errTaskCanceled)
+	}
+	n.hooks.onDeciding(id)
+	if cause := context.Cause(ctx); errors.Is(cause, errLeaseLost) {
+		// The node heard the task's cancel (while claiming, or since)
+		// or a renewal's answer that the lease is lost: the handler is
+		// not called. The hand-back is fenced by the token, so it
+		// changes nothing but for a task stored again under its ID
+		// after a cancel heard late, which goes back to pending.
+		n.cfg.logger.Info("cluster: run: canceled before its handler was called", "id", id, "kind", c.kind, "cause", cause)
+		n.release(id, c.kind, token, n.forget(id, r))
+		return
+	}
 	task := Task{ID: id, Kind: c.kind, Payload: c.payload, Due: time.UnixMicro(c.due), Attempt: c.attempt, Lost: c.lost}
 	obs := n.observeRun(ctx, task, c.meta) // obs.ctx is the handler's ctx
 
@@ -131,6 +174,15 @@ func (n *Node) now() time.Time {
 	return n.nowLocked()
 }
 
+// endClaimLocked ends the claiming of id, and says whether the node heard
+// the task's cancel meanwhile. n.mu must be held.
+func (n *Node) endClaimLocked(id string) (canceled bool) {
+	canceled = n.canceledClaims[id]
+	delete(n.claiming, id)
+	delete(n.canceledClaims, id)
+	return canceled
+}
+
 // forget stops renewing r's lease and returns its expiry as last known.
 func (n *Node) forget(id string, r *run) time.Time {
 	n.mu.Lock()
@@ -141,15 +193,20 @@ func (n *Node) forget(id string, r *run) time.Time {
 	return r.expires
 }
 
-// cancelRun cancels the ctx of this node's run of id, if any: the task was
-// canceled.
+// cancelRun cancels the ctx of this node's run of id, if any, or marks
+// its claim in flight, so that the run, once set up, is canceled before
+// its handler is called: the task was canceled.
 func (n *Node) cancelRun(id string) {
 	n.mu.Lock()
 	r := n.running[id]
+	if r == nil && n.claiming[id] {
+		n.canceledClaims[id] = true
+	}
 	n.mu.Unlock()
 	if r != nil {
 		r.cancel(errTaskCanceled)
 	}
+	n.hooks.onHeard(id)
 }
 
 // callHandler runs h, turning a panic into an error that wraps a

@@ -28,70 +28,106 @@ import (
 // A Redis error is returned wrapped; the task may or may not be stored
 // then, so retry with WithID to be sure of exactly one.
 func (n *Node) Schedule(ctx context.Context, kind string, payload []byte, due time.Time, opts ...ScheduleOption) (string, error) {
+	sc, err := n.scheduleConfigOf(kind, opts)
+	if err != nil {
+		return "", err
+	}
+	return n.store(ctx, kind, payload, due, sc)
+}
+
+// scheduleConfigOf applies opts and checks kind as Schedule takes it: a
+// valid kind, not of a periodic task, and known under WithStrictKinds.
+func (n *Node) scheduleConfigOf(kind string, opts []ScheduleOption) (scheduleConfig, error) {
 	sc := scheduleConfig{maxRetries: n.cfg.maxRetries}
 	for _, o := range opts {
 		if o == nil {
-			return "", invalid("schedule "+kind, "nil option")
+			return sc, invalid("schedule "+kind, "nil option")
 		}
 		o.applySchedule(&sc)
 	}
 	if err := validKind(kind); err != nil {
-		return "", err
+		return sc, err
 	}
 	if strings.HasPrefix(kind, "@") {
-		return "", invalid("schedule "+kind, "the @ prefix is kept for periodic tasks")
+		return sc, invalid("schedule "+kind, "the @ prefix is kept for periodic tasks")
 	}
 	n.mu.Lock()
 	_, known := n.handlers[kind]
 	n.mu.Unlock()
 	if !known && n.cfg.strictKinds {
-		return "", invalid("schedule "+kind, "unknown kind: register its handler with Handle first (WithStrictKinds)")
+		return sc, invalid("schedule "+kind, "unknown kind: register its handler with Handle first (WithStrictKinds)")
 	}
-	return n.store(ctx, kind, payload, due, sc)
+	return sc, nil
+}
+
+// newTask is a task checked and ready to store: its ID chosen, its due
+// time in µs and the observer's metadata made.
+type newTask struct {
+	id, kind   string
+	payload    []byte
+	due        int64
+	maxRetries int
+	fixed      bool // the caller chose the ID (WithID)
+	meta       string
+}
+
+// prepare checks a task's payload, due time and options, and picks its ID.
+func (n *Node) prepare(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (newTask, error) {
+	what := "schedule " + kind
+	switch {
+	case len(payload) > n.cfg.maxPayload:
+		return newTask{}, invalid(what, "payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
+	case due.IsZero():
+		return newTask{}, invalid(what, "zero due time")
+	case sc.maxRetries < 0:
+		return newTask{}, invalid(what, "max retries %d < 0", sc.maxRetries)
+	case len(sc.id) > 512:
+		return newTask{}, invalid(what, "task ID of %d bytes exceeds 512", len(sc.id))
+	}
+	t := newTask{id: sc.id, kind: kind, payload: payload, due: due.UnixMicro(), maxRetries: sc.maxRetries, fixed: sc.id != ""}
+	if !t.fixed {
+		t.id = randomID()
+	}
+	meta, err := n.metadataOf(ctx, what, kind)
+	if err != nil {
+		return newTask{}, err
+	}
+	t.meta = meta
+	return t, nil
 }
 
 // store validates and stores a task, and offers it to this node's window.
 func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (string, error) {
-	what := "schedule " + kind
-	switch {
-	case len(payload) > n.cfg.maxPayload:
-		return "", invalid(what, "payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
-	case due.IsZero():
-		return "", invalid(what, "zero due time")
-	case sc.maxRetries < 0:
-		return "", invalid(what, "max retries %d < 0", sc.maxRetries)
-	case len(sc.id) > 512:
-		return "", invalid(what, "task ID of %d bytes exceeds 512", len(sc.id))
-	}
-	fixed := sc.id != ""
-	id := sc.id
-	if !fixed {
-		id = randomID()
-	}
-	meta, err := n.metadataOf(ctx, what, kind)
+	t, err := n.prepare(ctx, kind, payload, due, sc)
 	if err != nil {
 		return "", err
 	}
-	dueUS := due.UnixMicro()
 	var res string
-	err = n.replicated(ctx, n.st.partOf(id).task(id), func(rdb redis.Scripter) (err error) {
-		res, err = n.st.schedule(ctx, rdb, id, kind, payload, dueUS, sc.maxRetries, fixed, meta)
+	err = n.replicated(ctx, n.st.partOf(t.id).task(t.id), func(rdb redis.Scripter) (err error) {
+		res, err = n.st.schedule(ctx, rdb, t)
 		return err
 	})
 	if err != nil {
 		n.followFailover(err)
-		return "", failed(what, err)
+		return "", failed("schedule "+kind, err)
 	}
+	return n.stored(ctx, t, res)
+}
+
+// stored follows the answer res of the script that stored t: it reports
+// a task created to the observer, offers a pending one to this node's
+// window, and turns a conflict into its error.
+func (n *Node) stored(ctx context.Context, t newTask, res string) (string, error) {
 	switch res {
 	case "conflict":
-		return "", failed(what+" as "+strconv.Quote(id), &conflictError{})
+		return "", failed("schedule "+t.kind+" as "+strconv.Quote(t.id), &conflictError{})
 	case "created", "exists":
 		if res == "created" {
-			n.observeScheduled(ctx, kind)
+			n.observeScheduled(ctx, t.kind)
 		}
-		n.offer(id, kind, dueUS)
+		n.offer(t.id, t.kind, t.due)
 	}
-	return id, nil
+	return t.id, nil
 }
 
 // conflictError is ErrIDConflict and scheduler.ErrInvalidArgument at once.
@@ -113,36 +149,62 @@ func (*conflictError) Unwrap() []error {
 // Returns "created", "exists" (the same task is stored), "done" (the same
 // task already ran, or was canceled if it is a periodic occurrence) or
 // "conflict" (the ID holds a different task).
-var scheduleScript = redis.NewScript(luaPublish + luaPart + `
-local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
-local d = redis.call('GET', MARK)
-if d then
-  if d == sum then return 'done' end
-  return 'conflict'
-end
-local f = redis.call('HMGET', TASK, 'sum', 'fin', 'kind')
-if f[1] then
-  if not f[2] then
-    if f[1] == sum then return 'exists' end
-    return 'conflict'
-  end
-  if f[3] ~= ARGV[2] then return 'conflict' end
-  index_rem(INDEX, 'done', ARGV[1])
-  redis.call('DEL', TASK)
-end
-redis.call('HSET', TASK, 'kind', ARGV[2], 'payload', ARGV[3], 'due', ARGV[4],
-  'max', ARGV[5], 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', ARGV[6])
-if ARGV[8] ~= '' then redis.call('HSET', TASK, 'meta', ARGV[8]) end
-make_pending(INDEX, ARGV[7], ARGV[2], ARGV[4], ARGV[1])
-return 'created'
+var scheduleScript = redis.NewScript(luaPublish + luaPart + luaStoreTask + `
+local r = store_task(TASK, MARK, INDEX, ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[8])
+if r == 'created' then make_pending(INDEX, ARGV[7], ARGV[2], ARGV[4], ARGV[1]) end
+return r
 `)
 
-func (s store) schedule(ctx context.Context, rdb redis.Scripter, id, kind string, payload []byte, due int64, maxRetries int, fixed bool, meta string) (string, error) {
-	f := "0"
+// luaStoreTask defines store_task, the heart of the scripts that store
+// tasks (scheduleScript, scheduleManyScript): it writes the hash of task
+// id under key task, unless its done marker mark or a task under the ID
+// holds it, and answers as scheduleScript does. ix are the indexes of
+// kind. A task created is not yet pending: the caller makes it so.
+// Only an ID the caller chose (fixed) is looked up: a random one is 128
+// random bits, never stored before, and has no done marker (the scripts
+// write markers for fixed IDs alone), so neither is read for it.
+const luaStoreTask = `
+local function store_task(task, mark, ix, id, kind, payload, due, maxr, fixed, meta)
+  local sum = redis.sha1hex(kind .. '\0' .. due .. '\0' .. payload)
+  if fixed == '1' then
+    local d = redis.call('GET', mark)
+    if d then
+      if d == sum then return 'done' end
+      return 'conflict'
+    end
+    local f = redis.call('HMGET', task, 'sum', 'fin', 'kind')
+    if f[1] then
+      if not f[2] then
+        if f[1] == sum then return 'exists' end
+        return 'conflict'
+      end
+      if f[3] ~= kind then return 'conflict' end
+      index_rem(ix, 'done', id)
+      redis.call('DEL', task)
+    end
+  end
+  if meta == '' then
+    redis.call('HSET', task, 'kind', kind, 'payload', payload, 'due', due,
+      'max', maxr, 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', fixed)
+  else
+    redis.call('HSET', task, 'kind', kind, 'payload', payload, 'due', due,
+      'max', maxr, 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', fixed, 'meta', meta)
+  end
+  return 'created'
+end
+`
+
+func (s store) schedule(ctx context.Context, rdb redis.Scripter, t newTask) (string, error) {
+	p := s.partOf(t.id)
+	return scheduleScript.Run(ctx, rdb, p.taskKeys(t.kind, t.id), t.id, t.kind, t.payload,
+		strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), p.channel(), t.meta).Text()
+}
+
+// fixedFlag is the scripts' "fixed" field: "1" when the caller chose the
+// ID.
+func fixedFlag(fixed bool) string {
 	if fixed {
-		f = "1"
+		return "1"
 	}
-	p := s.partOf(id)
-	return scheduleScript.Run(ctx, rdb, p.taskKeys(kind, id),
-		id, kind, payload, strconv.FormatInt(due, 10), maxRetries, f, p.channel(), meta).Text()
+	return "0"
 }

@@ -151,7 +151,7 @@ func TestHash(t *testing.T) {
 		require.NoError(t, err, spec)
 		return s
 	}
-	for _, key := range []string{"", "nightly-backup", "job-7"} {
+	for _, key := range []string{"nightly-backup", "job-7", "\x00"} {
 		s := parse("H H * * *", key)
 		next := s.Next(from)
 		require.Equal(t, int(jenkinsHash(key, "minute")%60), next.Minute(), key)

@@ -64,7 +64,8 @@
 //
 // With [WithHashKey](key), H in any field but the year stands for a value
 // hashed from key, so that jobs written alike ("H H * * *") spread over the
-// day instead of all starting at midnight. H picks lo + h mod (hi-lo+1) in
+// day instead of all starting at midnight. The key must not be empty (it
+// would hash every job alike); Jenkins always has the job's name. H picks lo + h mod (hi-lo+1) in
 // its range: the field's range, except 1-28 for day of month (every month
 // has those days) and one week for day of week. H(a-b) picks in a-b; H/n
 // steps by n from lo + h mod n ("H/15" might be minutes 7, 22, 37, 52);

@@ -270,7 +270,7 @@ func countRuns(s *cron.Schedule, start, end time.Time, limit int) int {
 // the spec as a whole (its field count or descriptor).
 func namesWhere(msg string) bool {
 	switch {
-	case strings.HasPrefix(msg, "cron: spec "):
+	case strings.HasPrefix(msg, "cron: spec "), strings.HasPrefix(msg, `cron: WithHashKey(""): `):
 		return true
 	case strings.HasPrefix(msg, "cron: time zone "), strings.Contains(msg, " field "):
 		return strings.Contains(msg, " at column ")

@@ -96,7 +96,9 @@ func Spring() Option {
 // in the field's range, 1-28 for day-of-month so that every month has it),
 // H(a-b) (a value in a-b), H/n (every n from an offset below n, such as
 // minutes 7, 22, 37 and 52 for H/15) and H(a-b)/n; the package doc gives
-// the hash. Without WithHashKey, a spec with H is rejected.
+// the hash. Without WithHashKey, a spec with H is rejected, and so is any
+// spec with WithHashKey(""): an empty key would hash every job alike, the
+// opposite of what H is for.
 func WithHashKey(key string) Option {
 	return optionFunc(func(c *config) { c.hashKey, c.hasHashKey = key, true })
 }

@@ -54,6 +54,9 @@ func Parse(spec string, opts ...Option) (*Schedule, error) {
 	if cfg.loc == nil {
 		return nil, fmt.Errorf("cron: In(nil): a nil *time.Location: %w", scheduler.ErrInvalidArgument)
 	}
+	if cfg.hasHashKey && cfg.hashKey == "" {
+		return nil, fmt.Errorf(`cron: WithHashKey(""): an empty key hashes every job alike; pass the job's name, as Jenkins does: %w`, scheduler.ErrInvalidArgument)
+	}
 	loc, restAt, err := zonePrefix(spec, cfg.loc)
 	if err != nil {
 		return nil, err

@@ -135,6 +135,18 @@ func TestParseOptions(t *testing.T) {
 	require.Contains(t, err.Error(), "In(nil)")
 	_, err = cron.Parse("* * * * *", nil)
 	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	// An empty hash key would hash every job alike: refused, with H in the
+	// spec or not, and in every dialect.
+	for _, c := range []struct {
+		spec string
+		opts []cron.Option
+	}{
+		{"H H * * *", nil}, {"0 0 * * *", nil}, {"H H H ? * *", []cron.Option{cron.Quartz()}}, {"0 H * * * *", []cron.Option{cron.Spring()}},
+	} {
+		_, err = cron.Parse(c.spec, append(c.opts, cron.WithHashKey(""), cron.In(time.UTC))...)
+		require.ErrorIs(t, err, scheduler.ErrInvalidArgument, c.spec)
+		require.EqualError(t, err, `cron: WithHashKey(""): an empty key hashes every job alike; pass the job's name, as Jenkins does: scheduler: invalid argument`, c.spec)
+	}
 
 	from := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	tokyo := loadZone(t, "Asia/Tokyo")

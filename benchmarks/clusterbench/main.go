@@ -7,6 +7,8 @@
 //
 //	go run ./clusterbench              # 1,000 tasks/s for 20 s per system
 //	go run ./clusterbench -seconds 5   # a quicker pass
+//	go run ./clusterbench -stores      # only the store pass: Schedule, ScheduleMany, asynq
+//	go run ./clusterbench -lifecycle -seconds 10   # what each step of a task costs
 //
 // Start lateness is the time from a task's due time to its handler's start,
 // read on the one clock of this process. Every system gets the same task
@@ -41,6 +43,10 @@ func main() {
 	runs := flag.Int("runs", 3, "passes per system, interleaved; the table shows the median pass (by p99)")
 	only := flag.String("only", "", "run only the systems whose name contains this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	stores := flag.Bool("stores", false, "run only the store pass: Schedule, ScheduleMany and asynq's Enqueue, -store tasks each, -runs passes")
+	batch := flag.Int("batch", 1000, "tasks per ScheduleMany call in the store pass")
+	lifecycleBatch := flag.Int("lifecycle-batch", 0, "in the lifecycle pass, store with ScheduleMany, this many tasks per call (0: Schedule per task)")
+	lifecycle := flag.Bool("lifecycle", false, "run only the lifecycle pass: what each step of a task costs, at -rate tasks/s for -seconds")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -61,6 +67,14 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *lifecycle {
+		runLifecycle(rdb, srv.addr, *rate, *seconds, *lifecycleBatch)
+		return
+	}
+	if *stores {
+		runStores(rdb, srv.addr, *storeN, *batch, *runs, srv.version)
+		return
 	}
 	w := workload{rate: *rate, seconds: *seconds, delay: *delay}
 	var syss []system

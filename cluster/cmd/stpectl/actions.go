@@ -76,13 +76,12 @@ func deleteCommand() *command {
 func rescheduleCommand() *command {
 	return &command{
 		name:     "reschedule",
-		synopsis: "ID TIME",
-		summary:  "move a pending task to TIME: RFC 3339 or a duration from now (+10m)",
+		summary:  "move a pending task to TIME: RFC 3339, or a duration from now (10m, +2h, 1d)",
 		args:     []string{"ID", "TIME"},
 		define: func(*flag.FlagSet) runFunc {
 			return func(ctx context.Context, s *session, args []string) error {
 				id := args[0]
-				due, err := parseTime(args[1], time.Now())
+				due, err := parseFutureTime(args[1], time.Now())
 				if err != nil {
 					return err
 				}
@@ -114,7 +113,7 @@ func cancelCommand() *command {
 					return err
 				}
 				if !c.Removed {
-					return refused(cluster.ErrNotFound, "cancel %s: no such task (never stored, canceled, deleted or run to completion)", id)
+					return refused(cluster.ErrNotFound, "no such task")
 				}
 				if s.json {
 					writeJSON(s.stdout, cancelJSON{ID: id, Removed: c.Removed, WasRunning: c.WasRunning})

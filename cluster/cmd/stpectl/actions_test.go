@@ -43,14 +43,14 @@ func TestRefusedActionsExitOneWithTheModulesError(t *testing.T) {
 		reason string
 		stderr string
 	}{
-		{[]string{"run", "dead1"}, "wrong_state", "cluster: run now dead1: the task is dead"},
-		{[]string{"reschedule", "dead1", "+1h"}, "wrong_state", "cluster: reschedule dead1: the task is dead"},
-		{[]string{"retry", "waiting"}, "wrong_state", "cluster: retry waiting: the task is pending"},
-		{[]string{"delete", "waiting"}, "wrong_state", "cluster: delete waiting: the task is pending"},
-		{[]string{"run", "ghost"}, "not_found", "cluster: run now ghost: no such task"},
-		{[]string{"reschedule", "ghost", "+1h"}, "not_found", "cluster: reschedule ghost: no such task"},
-		{[]string{"retry", "ghost"}, "not_found", "cluster: retry ghost: no such task"},
-		{[]string{"delete", "ghost"}, "not_found", "cluster: delete ghost: no such task"},
+		{[]string{"run", "dead1"}, "wrong_state", "stpectl: run dead1: the task is dead"},
+		{[]string{"reschedule", "dead1", "+1h"}, "wrong_state", "stpectl: reschedule dead1: the task is dead"},
+		{[]string{"retry", "waiting"}, "wrong_state", "stpectl: retry waiting: the task is pending"},
+		{[]string{"delete", "waiting"}, "wrong_state", "stpectl: delete waiting: the task is pending"},
+		{[]string{"run", "ghost"}, "not_found", "stpectl: run ghost: no such task"},
+		{[]string{"reschedule", "ghost", "+1h"}, "not_found", "stpectl: reschedule ghost: no such task"},
+		{[]string{"retry", "ghost"}, "not_found", "stpectl: retry ghost: no such task"},
+		{[]string{"delete", "ghost"}, "not_found", "stpectl: delete ghost: no such task"},
 		{[]string{"cancel", "ghost"}, "not_found", "stpectl: cancel ghost: no such task"},
 	} {
 		wantExit(t, f.ctl(tc.args...), 1, tc.stderr)

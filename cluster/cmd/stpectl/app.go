@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/go-stpe/scheduler"
-	"github.com/go-stpe/scheduler/cluster"
 )
 
 // The command line: global flags, then a command with its own flags and
@@ -28,9 +25,13 @@ type runFunc func(ctx context.Context, s *session, args []string) error
 // command is one subcommand.
 type command struct {
 	name     string
-	synopsis string   // what follows the name in the usage line
+	synopsis string   // the flags that follow the name in the usage line (the arguments follow them)
 	summary  string   // one line for the command list
 	args     []string // names of its positional arguments, all required
+	// anyPrefix lets the command run on a prefix with no keyspace
+	// (migrate, whose keyspace an earlier version wrote without a
+	// layout record); every other command refuses one.
+	anyPrefix bool
 	// define registers the command's own flags on fs and returns the
 	// function that runs it with their values.
 	define func(fs *flag.FlagSet) runFunc
@@ -57,35 +58,12 @@ func lookup(name string) *command {
 	return nil
 }
 
-// usageError is bad usage of the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// usagef returns a usageError "stpectl: format".
-func usagef(format string, args ...any) error {
-	return &usageError{msg: "stpectl: " + fmt.Sprintf(format, args...)}
-}
-
-// refusal is an operation stpectl itself found impossible: exit status 1,
-// wrapping the cluster module's sentinel for the same case.
-type refusal struct {
-	msg      string
-	sentinel error
-}
-
-func (e *refusal) Error() string { return e.msg }
-
-func (e *refusal) Unwrap() error { return e.sentinel }
-
-// refused returns a refusal "stpectl: format" wrapping sentinel.
-func refused(sentinel error, format string, args ...any) error {
-	return &refusal{msg: "stpectl: " + fmt.Sprintf(format, args...), sentinel: sentinel}
-}
-
 // run runs stpectl with args (without the program name) and returns its exit
 // status. getenv reads the environment (the default Redis address).
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	// Nothing stpectl writes to stderr (its errors, the node's log lines)
+	// may show a Redis password, whatever its source.
+	stderr = redactingWriter{stderr}
 	var g globals
 	top := flag.NewFlagSet("stpectl", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
@@ -135,44 +113,43 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		if !strings.HasPrefix(err.Error(), "stpectl: ") {
 			err = usagef("%s: %v", name, err)
 		}
-		return fail(stdout, stderr, g.json, err, cmd, fs)
+		return fail(stdout, stderr, g.json, err, cmd, fs, failure{})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	s, err := g.open(stdout, stderr)
+	// What failed: the command and what it acts on (its ID or KIND).
+	what := name
+	if len(pos) > 0 {
+		what += " " + pos[0]
+	}
+	where := failure{what: what, addr: g.conn.String(), timeout: g.timeout}
+	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
 	if err != nil {
-		return fail(stdout, stderr, g.json, err, cmd, fs)
+		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
 	if err := runCmd(ctx, s, pos); err != nil {
-		return fail(stdout, stderr, g.json, err, cmd, fs)
+		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	return exitOK
 }
 
-// fail reports err and returns its exit status: 2 with the command's usage
-// for bad usage (the command line's, or input the cluster module refused
-// as invalid, such as a malformed cursor), 1 otherwise. With -json it also
-// writes the error document to stdout.
-func fail(stdout, stderr io.Writer, asJSON bool, err error, cmd *command, fs *flag.FlagSet) int {
-	code, reason := exitFailed, "failed"
-	var ue *usageError
-	switch {
-	case errors.As(err, &ue), errors.Is(err, scheduler.ErrInvalidArgument):
-		code, reason = exitUsage, "usage"
-	case errors.Is(err, cluster.ErrNotFound):
-		reason = "not_found"
-	case errors.Is(err, cluster.ErrWrongState):
-		reason = "wrong_state"
-	}
-	fmt.Fprintln(stderr, err)
+// fail reports err, in the one voice of failure.message, and returns its
+// exit status: 2 with the command's usage for bad usage (the command
+// line's, or input the cluster module refused as invalid, such as a
+// malformed cursor), 1 otherwise. With -json it also writes the error
+// document to stdout.
+func fail(stdout, stderr io.Writer, asJSON bool, err error, cmd *command, fs *flag.FlagSet, where failure) int {
+	code, reason := exitStatus(err)
+	msg := where.message(err)
+	fmt.Fprintln(stderr, msg)
 	if code == exitUsage {
 		fmt.Fprintln(stderr)
 		commandUsage(stderr, cmd, fs)
 	}
 	var u *unhealthy
 	if asJSON && !errors.As(err, &u) { // health wrote its own report
-		writeJSON(stdout, errorJSON{Error: err.Error(), Reason: reason})
+		writeJSON(stdout, errorJSON{Error: msg, Reason: reason})
 	}
 	return code
 }

@@ -95,7 +95,8 @@ func TestRedisDownExitsOne(t *testing.T) {
 
 func TestTimeoutBoundsTheCommand(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour))
 	r := f.ctl("-timeout", "1ns", "counts")
-	wantExit(t, r, 1, "context deadline exceeded")
+	wantExit(t, r, 1, "stpectl: counts: redis "+f.srv.Addr+": i/o timeout (no answer within -timeout 1ns)\n")
 	wantOK(t, f.ctl("-timeout", "5s", "counts"))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/redisconn"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,35 +23,25 @@ const defaultTimeout = 10 * time.Second
 
 // globalFlags names the global flags, which a command's usage leaves to the
 // tool's.
-var globalFlags = map[string]bool{"redis": true, "prefix": true, "json": true, "timeout": true}
+var globalFlags = map[string]bool{"redis": true, "cluster": true, "sentinel-master": true, "prefix": true, "json": true, "timeout": true}
 
 // globals are the values of the global flags.
 type globals struct {
-	redis   string
+	conn    redisconn.Config // -redis, -cluster, -sentinel-master and the environment
 	prefix  string
 	json    bool
 	timeout time.Duration
 }
 
-// defaultRedis is the Redis address when -redis is not given: STPE_REDIS_URL,
-// then REDIS_URL, then localhost:6379.
-func defaultRedis(getenv func(string) string) string {
-	for _, v := range []string{"STPE_REDIS_URL", "REDIS_URL"} {
-		if a := strings.TrimSpace(getenv(v)); a != "" {
-			return a
-		}
-	}
-	return "localhost:6379"
-}
-
 // register defines the global flags on fs. With getenv (the top level) the
-// defaults are set; without it (a command's own flag set, parsed after the
-// top level) the values already parsed stay the defaults.
+// defaults are set from the environment; without it (a command's own flag
+// set, parsed after the top level) the values already parsed stay the
+// defaults.
 func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	if getenv != nil {
-		g.redis, g.prefix, g.timeout = defaultRedis(getenv), cluster.DefaultPrefix, defaultTimeout
+		g.conn, g.prefix, g.timeout = redisconn.FromEnv(getenv), cluster.DefaultPrefix, defaultTimeout
 	}
-	fs.StringVar(&g.redis, "redis", g.redis, "Redis `address`: host:port, or a URL redis://[user:password@]host:port/db (rediss:// for TLS); default $STPE_REDIS_URL, then $REDIS_URL, then localhost:6379")
+	g.conn.RegisterFlags(fs)
 	fs.StringVar(&g.prefix, "prefix", g.prefix, "key `prefix` of the cluster's tasks, as given to cluster.WithPrefix")
 	fs.BoolVar(&g.json, "json", g.json, "write one JSON document to stdout")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "give up on the command after this `duration`")
@@ -63,72 +54,97 @@ func (g *globals) check() error {
 		return usagef("-timeout %v: want more than 0", g.timeout)
 	case g.prefix == "":
 		return usagef("-prefix: empty")
-	case g.redis == "":
-		return usagef("-redis: empty")
 	}
 	return nil
-}
-
-// redisOptions turns -redis into client options: a redis://, rediss:// or
-// unix:// URL, or host:port. Every call is bounded by the command's
-// deadline.
-func (g *globals) redisOptions() (*redis.Options, error) {
-	var opts *redis.Options
-	if strings.Contains(g.redis, "://") {
-		o, err := redis.ParseURL(g.redis)
-		if err != nil {
-			return nil, usagef("-redis %q: %v", g.redis, err)
-		}
-		opts = o
-	} else {
-		opts = &redis.Options{Addr: g.redis}
-	}
-	opts.ContextTimeoutEnabled = true
-	opts.DialTimeout = min(g.timeout, 5*time.Second)
-	opts.PoolSize = 8
-	opts.MaxRetries = 1
-	opts.DialerRetries = 2
-	return opts, nil
 }
 
 // session is what a command works with: a producer-only node (never
 // started, no handlers) on the chosen Redis and prefix, and where to write.
 type session struct {
-	rdb    *redis.Client
-	node   *cluster.Node
-	addr   string // the Redis address, as given
-	json   bool
-	stdout io.Writer
-	stderr io.Writer
+	rdb     redis.UniversalClient
+	node    *cluster.Node
+	addr    string // the Redis address, redacted
+	prefix  string
+	timeout time.Duration
+	json    bool
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 // open connects and makes the node, with the number of partitions the
-// keyspace's layout record names (the default for a keyspace without one;
-// a Redis that cannot be reached is left to the command to report).
-func (g *globals) open(stdout, stderr io.Writer) (*session, error) {
-	opts, err := g.redisOptions()
+// keyspace's layout record names (the default for a keyspace without
+// one; a Redis that cannot be reached is left to the command to report).
+// Unless anyPrefix, a prefix with no keyspace is refused with the list of
+// those there are.
+func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
+	conn := g.conn
+	conn.DialTimeout = min(g.timeout, 5*time.Second)
+	conn.PoolSize = 8
+	conn.MaxRetries = 1
+	rdb, err := conn.Open()
 	if err != nil {
-		return nil, err
+		// "redisconn: address A: why", A redacted, said as the flag.
+		return nil, &usageError{msg: "stpectl: " + strings.Replace(err.Error(), "redisconn: address ", "-redis ", 1)}
 	}
-	rdb := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	s := &session{rdb: rdb, addr: conn.String(), prefix: g.prefix, timeout: g.timeout, json: g.json, stdout: stdout, stderr: stderr}
 	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
-	cancel()
 	if errors.Is(err, cluster.ErrLayout) {
 		_ = rdb.Close()
-		return nil, fmt.Errorf("stpectl: %w", err)
+		return nil, err
 	}
-	if err != nil || parts == 0 {
+	noRecord := err == nil && parts == 0 // else Redis failed: the command reports it
+	if parts == 0 {
 		parts = cluster.DefaultPartitions
 	}
+	// The node's own warnings (none is expected of a node never started)
+	// go to stderr, redacted like everything stpectl writes there.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	node, err := cluster.New(rdb, cluster.WithPrefix(g.prefix), cluster.WithPartitions(parts),
 		cluster.WithConcurrency(1), cluster.WithLogger(logger))
 	if err != nil {
 		_ = rdb.Close()
-		return nil, fmt.Errorf("stpectl: %w", err)
+		return nil, err
 	}
-	return &session{rdb: rdb, node: node, addr: g.redis, json: g.json, stdout: stdout, stderr: stderr}, nil
+	s.node = node
+	if noRecord && !anyPrefix {
+		if err := s.checkKeyspace(ctx); err != nil {
+			_ = rdb.Close()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 func (s *session) close() { _ = s.rdb.Close() }
+
+// errNoKeyspace is wrapped by the error of a command given a prefix under
+// which Redis holds nothing.
+var errNoKeyspace = errors.New("no keyspace under the prefix")
+
+// checkKeyspace refuses a prefix without a layout record that holds no
+// task, no paused kind and no live node either (a keyspace only producers
+// wrote to has tasks but no record yet), naming the prefixes that do have
+// a keyspace. A Redis that cannot be reached is left to the command.
+func (s *session) checkKeyspace(ctx context.Context) error {
+	_, kinds, err := s.node.CountsByKind(ctx)
+	if err != nil || len(kinds) > 0 {
+		return nil
+	}
+	members, err := s.node.Members(ctx)
+	if err != nil || len(members) > 0 {
+		return nil
+	}
+	there, err := cluster.Keyspaces(ctx, s.rdb)
+	if err != nil {
+		return nil
+	}
+	have := "none has one"
+	if len(there) > 0 {
+		quoted := make([]string, len(there))
+		for i, p := range there {
+			quoted[i] = fmt.Sprintf("%q", p)
+		}
+		have = "these have one: " + strings.Join(quoted, ", ")
+	}
+	return &refusal{why: fmt.Sprintf("-prefix %q: no keyspace in redis %s (%s)", s.prefix, s.addr, have), sentinel: errNoKeyspace}
+}

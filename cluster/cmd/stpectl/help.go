@@ -41,7 +41,7 @@ Run "stpectl help COMMAND" for a command's flags.
 
 // commandUsage writes cmd's usage, with the flags of fs, to w.
 func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: stpectl %s\n\n%s.\n", strings.TrimSpace(cmd.name+" "+cmd.synopsis), cmd.summary)
+	fmt.Fprintf(w, "Usage: stpectl %s\n\n%s.\n", usageLine(cmd), cmd.summary)
 	own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 	fs.VisitAll(func(f *flag.Flag) {
 		if !globalFlags[f.Name] {
@@ -56,7 +56,13 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		own.SetOutput(w)
 		own.PrintDefaults()
 	}
-	fmt.Fprintln(w, "\nGlobal flags: -redis, -prefix, -json, -timeout (see stpectl help).")
+	fmt.Fprintln(w, "\nGlobal flags: -redis, -cluster, -sentinel-master, -prefix, -json, -timeout (see stpectl help).")
+}
+
+// usageLine is the command's name, its flags' synopsis and the names of
+// its arguments: "show [-full] ID".
+func usageLine(cmd *command) string {
+	return strings.Join(strings.Fields(cmd.name+" "+cmd.synopsis+" "+strings.Join(cmd.args, " ")), " ")
 }
 
 // help serves "stpectl help [COMMAND]".

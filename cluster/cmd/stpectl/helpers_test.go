@@ -42,34 +42,63 @@ func runCtl(t *testing.T, env []string, args ...string) result {
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 
-// fixture is a redis-server of the test's own and a producer-only node on
-// it, under a prefix of the test's own.
+// fixture is a Redis of the test's own (a redis-server, or a Redis
+// Cluster, or a master behind Sentinel) and a producer-only node on it,
+// under a prefix of the test's own.
 type fixture struct {
-	t      *testing.T
-	srv    *redistest.Server
-	rdb    *redis.Client
-	prefix string
-	node   *cluster.Node
+	t   *testing.T
+	srv *redistest.Server // the one server, nil on a Redis Cluster
+	// redisArgs are the global flags that point stpectl at the Redis.
+	redisArgs []string
+	// newClient returns a new client of the Redis; the caller closes it.
+	newClient func() redis.UniversalClient
+	rdb       redis.UniversalClient
+	prefix    string
+	node      *cluster.Node
 }
 
+// newFixture is a fixture on a redis-server of the test's own.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { _ = rdb.Close() })
-	f := &fixture{t: t, srv: srv, rdb: rdb, prefix: "{ctl}"}
-	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.node = n
+	return newFixtureOn(t, srv, []string{"-redis", srv.Addr}, func() redis.UniversalClient { return srv.Client() })
+}
+
+// newClusterFixture is a fixture on the Redis Cluster c, under prefix
+// (tests share a cluster, each with a prefix of its own).
+func newClusterFixture(t *testing.T, c *redistest.Cluster, prefix string) *fixture {
+	t.Helper()
+	f := newFixtureOn(t, nil, []string{"-redis", strings.Join(c.Addrs()[:2], ",")},
+		func() redis.UniversalClient { return c.Client() })
+	f.setPrefix(prefix)
 	return f
+}
+
+// newFixtureOn is a fixture on the Redis that redisArgs name and
+// newClient reaches.
+func newFixtureOn(t *testing.T, srv *redistest.Server, redisArgs []string, newClient func() redis.UniversalClient) *fixture {
+	t.Helper()
+	rdb := newClient()
+	t.Cleanup(func() { _ = rdb.Close() })
+	f := &fixture{t: t, srv: srv, redisArgs: redisArgs, newClient: newClient, rdb: rdb}
+	f.setPrefix("{ctl}")
+	return f
+}
+
+// setPrefix makes the fixture's producer node work under prefix.
+func (f *fixture) setPrefix(prefix string) {
+	f.t.Helper()
+	n, err := cluster.New(f.rdb, cluster.WithPrefix(prefix))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.prefix, f.node = prefix, n
 }
 
 // ctl runs stpectl on the fixture's Redis and prefix, given as flags.
 func (f *fixture) ctl(args ...string) result {
 	f.t.Helper()
-	return runCtl(f.t, nil, append([]string{"-redis", f.srv.Addr, "-prefix", f.prefix}, args...)...)
+	return runCtl(f.t, nil, append(append(append([]string{}, f.redisArgs...), "-prefix", f.prefix), args...)...)
 }
 
 // ctlJSON runs stpectl with -json, expects exit status code, and decodes
@@ -143,7 +172,7 @@ func (f *fixture) get(id string) (cluster.Info, bool) {
 // ends.
 func (f *fixture) worker(kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
 	f.t.Helper()
-	rdb := f.srv.Client()
+	rdb := f.newClient()
 	f.t.Cleanup(func() { _ = rdb.Close() })
 	n, err := cluster.New(rdb, append([]cluster.Option{cluster.WithPrefix(f.prefix), cluster.WithLease(2 * time.Second),
 		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second), cluster.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)

@@ -88,11 +88,11 @@ func payloadCut(full bool) int {
 func printList(s *session, page cluster.Page) {
 	now := time.Now()
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tDUE\tATTEMPT\tLOST\tPAYLOAD\tLAST ERROR")
+	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tDUE\tFAILED RUNS\tLOST RUNS\tPAYLOAD\tLAST ERROR")
 	for _, info := range page.Tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			cell(info.ID), cell(info.Kind), stateLabel(info), formatTime(info.Due, now),
-			info.Attempt, info.MaxRetries, info.Lost,
+			failedRuns(info), info.Lost,
 			viewPayload(info.Payload, payloadLimit).short(40), firstLine(info.LastError, 60))
 	}
 	_ = tw.Flush()
@@ -100,6 +100,27 @@ func printList(s *session, page cluster.Page) {
 		fmt.Fprintf(s.stdout, "next: %s\n", page.Next)
 	} else {
 		fmt.Fprintln(s.stdout, "next: (last page)")
+	}
+}
+
+// failedRuns is a task's failed runs against its retry limit: "0 (retry
+// limit 3)"; a task dies when a run fails with no retry left, so a dead
+// one has failed once more than its limit.
+func failedRuns(info cluster.Info) string {
+	return fmt.Sprintf("%d (retry limit %d)", info.Attempt, info.MaxRetries)
+}
+
+// retriesLeft says how many retries a task that is not dead has left.
+func retriesLeft(info cluster.Info) string {
+	switch left := info.MaxRetries - info.Attempt; {
+	case info.State == cluster.Dead || info.State == cluster.Done:
+		return ""
+	case left <= 0:
+		return ", no retry left"
+	case left == 1:
+		return ", 1 retry left"
+	default:
+		return fmt.Sprintf(", %d retries left", left)
 	}
 }
 

@@ -28,7 +28,7 @@ func TestListPagesThroughEveryTaskOnceSoonestFirst(t *testing.T) {
 		}
 		for _, task := range page.Tasks {
 			got = append(got, task.ID)
-			if task.Kind != "mail" || task.State != "pending" || task.Payload.Data != `{"to":"ada"}` || task.Payload.Encoding != "text" {
+			if task.Kind != "mail" || task.State != "pending" || task.Payload.Data != `{"to":"ada"}` || task.Payload.Encoding != "json" {
 				t.Fatalf("task %+v", task)
 			}
 		}

@@ -40,12 +40,13 @@ func migrateCommand() *command {
 		name:     "migrate",
 		synopsis: "[-partitions N] [-force]",
 		summary:  "move the tasks of an earlier version's single-slot layout into the partitions (stop every node first)",
+		// An earlier version's keyspace has no layout record.
+		anyPrefix: true,
 		define: func(fs *flag.FlagSet) runFunc {
 			partitions := fs.Int("partitions", 0, "number of `partitions` to move the tasks into, as the nodes' cluster.WithPartitions; default the number recorded for the prefix, else 64")
 			force := fs.Bool("force", false, "move even while nodes are registered as live (only when they are known to be gone)")
 			return func(ctx context.Context, s *session, _ []string) error {
-				// The global -prefix is registered on fs too, after define.
-				prefix := fs.Lookup("prefix").Value.String()
+				prefix := s.prefix
 				n := *partitions
 				if n == 0 {
 					recorded, err := cluster.RecordedPartitions(ctx, s.rdb, prefix)
@@ -61,7 +62,7 @@ func migrateCommand() *command {
 				r, err := cluster.Migrate(ctx, s.rdb, opts...)
 				if err != nil {
 					if ctx.Err() != nil {
-						return fmt.Errorf("stpectl: migrate interrupted after %d task(s) (nothing is lost: run it again, with a longer -timeout, to finish): %w", r.Tasks(), err)
+						return &hinted{err: err, hint: fmt.Sprintf("interrupted after %d task(s); nothing is lost: run it again, with a longer -timeout, to finish", r.Tasks())}
 					}
 					return err
 				}

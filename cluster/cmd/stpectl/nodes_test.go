@@ -21,7 +21,7 @@ import (
 // reports on ticks); it is stopped when the test ends.
 func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 	f.t.Helper()
-	rdb := f.srv.Client()
+	rdb := f.newClient()
 	f.t.Cleanup(func() { _ = rdb.Close() })
 	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix), cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second), cluster.WithConcurrency(4), cluster.WithLogger(slog.New(slog.DiscardHandler)))
@@ -53,6 +53,7 @@ func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 
 func TestNodesListsTheLiveNodes(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
 	r := f.ctl("nodes")
 	wantOK(t, r)
 	if r.stdout != "no live node\n" {
@@ -85,6 +86,7 @@ func TestNodesListsTheLiveNodes(t *testing.T) {
 
 func TestPeriodicListsDeclarationsWithTheirLastRun(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
 	r := f.ctl("periodic")
 	wantOK(t, r)
 	if r.stdout != "no periodic task declared by a live node\n" {

@@ -21,7 +21,7 @@ import (
 func showCommand() *command {
 	return &command{
 		name:     "show",
-		synopsis: "[-full] ID",
+		synopsis: "[-full]",
 		summary:  "show a task: payload, attempts, lease owner, last error with its stack, run history",
 		args:     []string{"ID"},
 		define: func(fs *flag.FlagSet) runFunc {
@@ -33,7 +33,7 @@ func showCommand() *command {
 					return err
 				}
 				if !ok {
-					return refused(cluster.ErrNotFound, "show %s: no such task (never stored, canceled, deleted or run to completion)", id)
+					return refused(cluster.ErrNotFound, "no such task")
 				}
 				if s.json {
 					writeJSON(s.stdout, newTaskJSON(info, payloadCut(*full)))
@@ -68,16 +68,10 @@ func printTask(s *session, info cluster.Info, limit int) {
 	if !info.Finished.IsZero() {
 		fmt.Fprintf(w, "Finished:    %s\n", formatTime(info.Finished, now))
 	}
-	fmt.Fprintf(w, "Attempts:    %d failed of %d retries allowed, %d lost to faults\n", info.Attempt, info.MaxRetries, info.Lost)
+	fmt.Fprintf(w, "Failed runs: %d (retry limit %d%s)\n", info.Attempt, info.MaxRetries, retriesLeft(info))
+	fmt.Fprintf(w, "Lost runs:   %d (lost to faults: a node died or lost Redis; they use no retry)\n", info.Lost)
 	v := viewPayload(info.Payload, limit)
-	how := "text"
-	if !v.text {
-		how = "binary, hex"
-	}
-	if v.truncated {
-		how += fmt.Sprintf(", first %d bytes; -full for all", len(v.shown))
-	}
-	fmt.Fprintf(w, "Payload:     %d bytes (%s)\n", v.size, how)
+	fmt.Fprintf(w, "Payload:     %d bytes (%s)\n", v.size, v.note())
 	indent(w, v.block())
 	if info.LastError == "" {
 		fmt.Fprintln(w, "Last error:  -")

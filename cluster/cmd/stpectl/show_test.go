@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,8 @@ func TestShowTextPayloadAsTextAndJSON(t *testing.T) {
 	r := f.ctl("show", "order-42")
 	wantOK(t, r)
 	for _, want := range []string{"ID:          order-42", "Kind:        mail", "State:       pending",
-		"Attempts:    0 failed of 3 retries allowed, 0 lost to faults", "(text)", "    {\"to\": \"ada\",\n     \"subject\": \"héllo\"}",
+		"Failed runs: 0 (retry limit 3, 3 retries left)\nLost runs:   0 (", "(JSON, indented)",
+		"    {\n      \"to\": \"ada\",\n      \"subject\": \"héllo\"\n    }\n",
 		"Last error:  -"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, r.stdout)
@@ -29,7 +31,8 @@ func TestShowTextPayloadAsTextAndJSON(t *testing.T) {
 	var task taskJSON
 	f.ctlJSON(0, &task, "show", "order-42")
 	if task.ID != "order-42" || task.Kind != "mail" || task.State != "pending" || !task.Due.Equal(due.Truncate(time.Microsecond)) ||
-		task.MaxRetries != 3 || task.Payload != (payloadJSON{Encoding: "text", Size: len(payload), Data: payload}) {
+		task.MaxRetries != 3 || task.Payload.Encoding != "json" || task.Payload.Size != len(payload) || task.Payload.Data != payload ||
+		compactJSON(t, task.Payload.Value) != compactJSON(t, []byte(payload)) || task.Payload.Truncated {
 		t.Fatalf("show -json: %+v", task)
 	}
 }
@@ -43,7 +46,7 @@ func TestShowBinaryPayloadAsHexAndBase64AndCutsLongOnes(t *testing.T) {
 
 	r := f.ctl("show", "bin")
 	wantOK(t, r)
-	if !strings.Contains(r.stdout, "9 bytes (binary, hex)") || !strings.Contains(r.stdout, "00 01 ff 68 69 1b 5b 32  4a") ||
+	if !strings.Contains(r.stdout, "9 bytes (binary (not printable UTF-8), hex dump)") || !strings.Contains(r.stdout, "00 01 ff 68 69 1b 5b 32  4a") ||
 		strings.ContainsRune(r.stdout, 0x1b) {
 		t.Fatalf("show of a binary payload:\n%q", r.stdout)
 	}
@@ -83,7 +86,7 @@ func TestShowDeadTaskGivesTheLastErrorWithThePanicStack(t *testing.T) {
 	f.waitState("p1", cluster.Dead)
 	r := f.ctl("show", "p1")
 	wantOK(t, r)
-	for _, want := range []string{"State:       dead", "Attempts:    1 failed of 0 retries allowed", "Last error:\n", "the index is out of range", "    goroutine "} {
+	for _, want := range []string{"State:       dead", "Failed runs: 1 (retry limit 0)\n", "Last error:\n", "the index is out of range", "    goroutine "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, r.stdout)
 		}
@@ -97,10 +100,21 @@ func TestShowDeadTaskGivesTheLastErrorWithThePanicStack(t *testing.T) {
 
 func TestShowUnknownTaskIsNotFound(t *testing.T) {
 	f := newFixture(t)
+	f.schedule("mail", "somebody", nil, time.Now().Add(time.Hour))
 	wantExit(t, f.ctl("show", "nobody"), 1, "stpectl: show nobody: no such task")
 	var doc errorJSON
 	f.ctlJSON(1, &doc, "show", "nobody")
 	if doc.Reason != "not_found" {
 		t.Fatalf("error document %+v", doc)
 	}
+}
+
+// compactJSON is the JSON text p without its insignificant white space.
+func compactJSON(t *testing.T, p []byte) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Compact(&out, p); err != nil {
+		t.Fatalf("compact %q: %v", p, err)
+	}
+	return out.String()
 }

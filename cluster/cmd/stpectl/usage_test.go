@@ -76,7 +76,7 @@ func TestUsageErrorsExitTwoWithAUsageMessage(t *testing.T) {
 
 func TestBadRedisURLIsAUsageError(t *testing.T) {
 	r := runCtl(t, nil, "-redis", "redis://127.0.0.1:6379/notadb", "counts")
-	wantExit(t, r, 2, `-redis "redis://127.0.0.1:6379/notadb"`)
+	wantExit(t, r, 2, `stpectl: -redis redis://127.0.0.1:6379/notadb: redis: invalid database number: "notadb"`)
 	r = runCtl(t, []string{"STPE_REDIS_URL=redis://127.0.0.1:6379/notadb"}, "counts")
 	wantExit(t, r, 2, "-redis")
 }
@@ -88,5 +88,25 @@ func TestUsageErrorWithJSONWritesTheErrorDocument(t *testing.T) {
 	decodeOne(t, r.stdout, &doc)
 	if doc.Reason != "usage" || !strings.Contains(doc.Error, `malformed time "yesterday"`) {
 		t.Fatalf("error document %+v", doc)
+	}
+}
+
+func TestEveryUsageLineNamesEveryArgument(t *testing.T) {
+	for _, c := range commands() {
+		r := runCtl(t, nil, "help", c.name)
+		wantOK(t, r)
+		line, _, _ := strings.Cut(r.stdout, "\n")
+		for _, arg := range c.args {
+			if !strings.Contains(line, " "+arg) {
+				t.Errorf("stpectl help %s: %q does not name %s", c.name, line, arg)
+			}
+		}
+	}
+	for _, want := range []string{"Usage: stpectl pause KIND\n", "Usage: stpectl resume KIND\n", "Usage: stpectl show [-full] ID\n",
+		"Usage: stpectl reschedule ID TIME\n", "Usage: stpectl retry ID\n"} {
+		name := strings.Fields(want)[2]
+		if r := runCtl(t, nil, "help", name); !strings.HasPrefix(r.stdout, want) {
+			t.Errorf("stpectl help %s: %q, want %q", name, r.stdout, want)
+		}
 	}
 }

@@ -7,8 +7,9 @@
 // replicas' handlers write, that nothing acknowledged was lost, that no
 // task was claimed after a successful Cancel, that no task ran twice
 // without a fault to explain it, that every periodic occurrence ran while
-// a replica was up, and that nothing started before its due time by
-// Redis's clock.
+// a replica was up (the periodic task runs each missed occurrence,
+// MisfireRunEach, and never two at once), and that nothing started before
+// its due time by Redis's clock.
 //
 // It runs for 60 s by default, longer with CLUSTER_CHAOS_DURATION (a Go
 // duration) or -chaos.duration when this package is tested alone:

@@ -35,8 +35,9 @@ type Server struct {
 	// Dir is the server's working directory (its AOF lives there).
 	Dir string
 
-	bin  string
-	args []string
+	bin      string
+	args     []string
+	password string // requirepass, "" for none
 
 	mu  sync.Mutex // guards cmd and done: the process of the current incarnation
 	cmd *exec.Cmd
@@ -49,6 +50,9 @@ type Options struct {
 	// AOF turns on the append-only file with appendfsync always, so that
 	// every write acknowledged to a client survives a crash of the server.
 	AOF bool
+	// Password, if set, is the server's requirepass: every client must
+	// AUTH with it (Client does).
+	Password string
 }
 
 // Binary returns the path of redis-server, or "" if it is not installed.
@@ -115,8 +119,11 @@ func launch(bin, dir string, port int, opts Options, extra []string) (*Server, e
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
+	if opts.Password != "" {
+		args = append(args, "--requirepass", opts.Password)
+	}
 	args = append(args, extra...)
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, bin: bin, args: args}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, bin: bin, args: args, password: opts.Password}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -172,7 +179,7 @@ func (s *Server) start() error {
 
 // waitReady polls PING until the server answers, it exits, or 10 s pass.
 func (s *Server) waitReady(exited <-chan struct{}) error {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, Password: s.password, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -213,7 +220,7 @@ func (s *Server) running() bool {
 
 // Client returns a new client of the server; the caller closes it.
 func (s *Server) Client() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: s.Addr})
+	return redis.NewClient(&redis.Options{Addr: s.Addr, Password: s.password})
 }
 
 // Kill stops the server with SIGKILL, as a crash would, and waits for it to

@@ -122,7 +122,9 @@ func run(rdb redis.UniversalClient, prefix, name, ledgerPath string, skew, lease
 	if err := n.Handle(kindWork, led.handler); err != nil {
 		return err
 	}
-	if err := n.Periodic(periodicTick, everyTick(tick), led.handler); err != nil {
+	// Every occurrence is checked to run (MisfireRunEach): under the
+	// default a tick held up by a fault would coalesce with later ones.
+	if err := n.Periodic(periodicTick, everyTick(tick), led.handler, cluster.WithMisfire(cluster.MisfireRunEach)); err != nil {
 		return err
 	}
 	stop := make(chan struct{})

@@ -1,0 +1,169 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Reading what a bulk action's selection picks: a batch of IDs per
+// partition from the state's set or the kind's index (scan), or the IDs
+// given that match (pickIDs).
+
+// scan reads a selection by state, kind and time, a batch per partition
+// and round.
+type scan struct {
+	st  store
+	sel Selection
+	// sources are the sorted sets each partition's tasks are read from (by
+	// partition index): the kind's index of the state, or the state's set
+	// and, for pending tasks of every kind, the pending index of each kind
+	// paused there (whose pending tasks are only in it).
+	sources [][]string
+	// from is the lower bound of the scores read in each partition
+	// ("-inf", or "(" and a time for RunNowAll), by partition index.
+	from []string
+	// to is the upper bound: "+inf", or "(" and sel.Before.
+	to string
+}
+
+// newScan prepares the reading of sel, reading the paused kinds of every
+// partition first when it picks pending tasks of every kind.
+func (s store) newScan(ctx context.Context, sel Selection) (*scan, error) {
+	sc := &scan{st: s, sel: sel, sources: make([][]string, len(s.parts)), from: make([]string, len(s.parts)), to: "+inf"}
+	if !sel.Before.IsZero() {
+		sc.to = "(" + strconv.FormatInt(sel.Before.UnixMicro(), 10)
+	}
+	var paused []map[string]struct{}
+	if sel.State == Pending && sel.Kind == "" {
+		var err error
+		if paused, err = s.pausedSets(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for i, p := range s.parts {
+		sc.from[i] = "-inf"
+		if sel.Kind != "" {
+			sc.sources[i] = []string{p.kindIndex(sel.State, sel.Kind)}
+			continue
+		}
+		sc.sources[i] = []string{p.stateSet(sel.State)}
+		if paused != nil {
+			for kind := range paused[i] {
+				sc.sources[i] = append(sc.sources[i], p.kindIndex(Pending, kind))
+			}
+		}
+	}
+	return sc, nil
+}
+
+// scanBatch is one round's read: the IDs of each partition (by index)
+// and whether a partition's read filled a batch (it may hold more).
+type scanBatch struct {
+	byPart map[int][]string
+	full   map[int]bool
+}
+
+// read reads up to bulkBatch IDs from each source of parts, in one round
+// trip.
+func (sc *scan) read(ctx context.Context, parts []partition) (scanBatch, error) {
+	pipe := sc.st.rdb.Pipeline()
+	cmds := make([][]*redis.StringSliceCmd, len(parts))
+	for i, p := range parts {
+		for _, key := range sc.sources[p.index] {
+			cmds[i] = append(cmds[i], pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, ByScore: true,
+				Start: sc.from[p.index], Stop: sc.to, Count: bulkBatch}))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return scanBatch{}, err
+	}
+	b := scanBatch{byPart: make(map[int][]string, len(parts)), full: make(map[int]bool, len(parts))}
+	for i, p := range parts {
+		var ids []string
+		for _, c := range cmds[i] {
+			got := c.Val()
+			ids = append(ids, got...)
+			b.full[p.index] = b.full[p.index] || len(got) == bulkBatch
+		}
+		if len(ids) > 0 {
+			b.byPart[p.index] = dedupe(ids)
+		}
+	}
+	return b, nil
+}
+
+// countScan counts what sel (with no IDs) picks, every partition's sources
+// in one round trip.
+func (s store) countScan(ctx context.Context, sel Selection) (int, error) {
+	sc, err := s.newScan(ctx, sel)
+	if err != nil {
+		return 0, err
+	}
+	pipe := s.rdb.Pipeline()
+	var cmds []*redis.IntCmd
+	for i := range s.parts {
+		for _, key := range sc.sources[i] {
+			cmds = append(cmds, pipe.ZCount(ctx, key, "-inf", sc.to))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, c := range cmds {
+		total += int(c.Val())
+	}
+	return total, nil
+}
+
+// pickedIDs are the IDs of a selection that match it when read, by
+// partition index, with their kinds.
+type pickedIDs struct {
+	byPart map[int][]string
+	kinds  map[string]string
+}
+
+// pickIDs reads which of ids match sel: their kinds in one round trip,
+// then their scores in their kinds' indexes of sel.State in a second.
+func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (pickedIDs, error) {
+	byPart := map[int][]string{}
+	for _, id := range ids {
+		p := s.partOf(id)
+		byPart[p.index] = append(byPart[p.index], id)
+	}
+	kinds, err := s.kindsOf(ctx, byPart)
+	if err != nil {
+		return pickedIDs{}, err
+	}
+	pipe := s.rdb.Pipeline()
+	scores := map[string]*redis.FloatCmd{}
+	for _, id := range ids {
+		kind := kinds[id]
+		if kind == "" || (sel.Kind != "" && kind != sel.Kind) {
+			continue
+		}
+		scores[id] = pipe.ZScore(ctx, s.partOf(id).kindIndex(sel.State, kind), id)
+	}
+	if len(scores) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return pickedIDs{}, err
+		}
+	}
+	out := pickedIDs{byPart: map[int][]string{}, kinds: map[string]string{}}
+	for _, id := range ids {
+		c := scores[id]
+		if c == nil || c.Err() != nil {
+			continue
+		}
+		if !sel.Before.IsZero() && int64(c.Val()) >= sel.Before.UnixMicro() {
+			continue
+		}
+		pi := s.partOf(id).index
+		out.byPart[pi] = append(out.byPart[pi], id)
+		out.kinds[id] = kinds[id]
+	}
+	return out, nil
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/redisconn"
+)
+
+// The one voice of stpectl's errors: "stpectl: WHAT: WHY", WHAT being the
+// command and its arguments ("retry 42", "counts"), WHY said once: the
+// cluster module's refusal without its own "cluster: what:" ("no such
+// task"), or, for Redis failing, "redis ADDR: CAUSE" with the address
+// (redacted) and the cause without the layers that repeat it ("connect:
+// connection refused", "i/o timeout ..."). Bad usage keeps its own
+// message, which names the flag or argument.
+
+// usageError is bad usage of the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usageError "stpectl: format".
+func usagef(format string, args ...any) error {
+	return &usageError{msg: "stpectl: " + fmt.Sprintf(format, args...)}
+}
+
+// refusal is an operation stpectl itself found impossible: exit status 1,
+// wrapping the cluster module's sentinel for the same case. why is what
+// follows the command in the message.
+type refusal struct {
+	why      string
+	sentinel error
+}
+
+func (e *refusal) Error() string { return e.why }
+
+func (e *refusal) Unwrap() error { return e.sentinel }
+
+// refused returns a refusal whose why is format with args, wrapping
+// sentinel.
+func refused(sentinel error, format string, args ...any) error {
+	return &refusal{why: fmt.Sprintf(format, args...), sentinel: sentinel}
+}
+
+// exitStatus is err's exit status and its JSON reason.
+func exitStatus(err error) (code int, reason string) {
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue), errors.Is(err, scheduler.ErrInvalidArgument):
+		return exitUsage, "usage"
+	case errors.Is(err, cluster.ErrNotFound):
+		return exitFailed, "not_found"
+	case errors.Is(err, cluster.ErrWrongState):
+		return exitFailed, "wrong_state"
+	case errors.Is(err, errNoKeyspace):
+		return exitFailed, "no_keyspace"
+	}
+	return exitFailed, "failed"
+}
+
+// refusals are the cluster module's sentinels of an operation refused,
+// as opposed to Redis failing.
+var refusals = []error{scheduler.ErrInvalidArgument, cluster.ErrNotFound, cluster.ErrWrongState,
+	cluster.ErrLayout, cluster.ErrIDConflict}
+
+// failure is where a command failed: what it was doing, on which Redis,
+// within which -timeout.
+type failure struct {
+	what    string // the command and its arguments
+	addr    string // the Redis address, redacted
+	timeout time.Duration
+}
+
+// message is err said in stpectl's voice (see above), redacted.
+func (f failure) message(err error) string {
+	var ue *usageError
+	var u *unhealthy
+	var r *refusal
+	var h *hinted
+	msg := ""
+	switch {
+	case errors.As(err, &ue):
+		msg = ue.msg
+	case errors.As(err, &u):
+		msg = u.Error()
+	case errors.As(err, &h):
+		msg = f.message(h.err) + " (" + h.hint + ")"
+	case errors.As(err, &r):
+		msg = "stpectl: " + f.what + ": " + r.why
+	case isRefusal(err):
+		msg = "stpectl: " + f.what + ": " + clusterWhy(err.Error())
+	default:
+		msg = "stpectl: " + f.what + ": " + f.redisFailure(err)
+	}
+	return redisconn.Redact(msg)
+}
+
+// isRefusal reports whether err is the cluster module refusing.
+func isRefusal(err error) bool {
+	for _, s := range refusals {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterWhy is the cluster module's message without its "cluster: what: "
+// layers, which the command's own what replaces.
+func clusterWhy(s string) string {
+	for {
+		rest, ok := strings.CutPrefix(s, "cluster: ")
+		if !ok {
+			return s
+		}
+		_, why, ok := strings.Cut(rest, ": ")
+		if !ok {
+			return rest
+		}
+		s = why
+	}
+}
+
+// redisFailure says which Redis failed and how: the server's own address
+// when the error names it (a cluster's master), else the one given.
+func (f failure) redisFailure(err error) string {
+	addr := f.addr
+	var op *net.OpError
+	if errors.As(err, &op) && op.Addr != nil {
+		addr = op.Addr.String()
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("redis %s: i/o timeout (no answer within -timeout %v)", addr, f.timeout)
+	case op != nil:
+		return "redis " + addr + ": " + op.Err.Error()
+	}
+	return "redis " + addr + ": " + clusterWhy(err.Error())
+}
+
+// hinted is an error with advice for the operator, said after it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (e *hinted) Error() string { return e.err.Error() + " (" + e.hint + ")" }
+
+func (e *hinted) Unwrap() error { return e.err }
+
+// redactingWriter redacts every Redis URL's credentials in what it
+// writes (each write is a whole line or more: fmt's and slog's are).
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redisconn.Redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
