@@ -9,13 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/redisconn"
 	"github.com/go-stpe/scheduler/dashboard"
 )
 
@@ -24,27 +23,22 @@ const shutdownGrace = 10 * time.Second
 
 // options are the command's flags.
 type options struct {
-	addr, redis, prefix      string
+	addr, prefix             string
+	conn                     redisconn.Config // -redis, -cluster, -sentinel-master and the environment
 	readOnly                 bool
 	basicAuth, basicAuthFile string
 	trustHeader              string
 }
 
-// parseFlags reads args; the Redis address defaults to STPE_REDIS_URL,
-// then REDIS_URL, then 127.0.0.1:6379.
+// parseFlags reads args; Redis is given as stpectl takes it (package
+// redisconn: -redis, -cluster, -sentinel-master, STPE_REDIS_URL,
+// REDIS_URL...).
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
-	var o options
+	o := options{conn: redisconn.FromEnv(getenv)}
 	fs := flag.NewFlagSet("stpe-dashboard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	defRedis := "127.0.0.1:6379"
-	for _, env := range []string{"STPE_REDIS_URL", "REDIS_URL"} {
-		if v := getenv(env); v != "" {
-			defRedis = v
-			break
-		}
-	}
+	o.conn.RegisterFlags(fs)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&o.redis, "redis", defRedis, "Redis: a redis://, rediss:// or unix:// URL, or host:port (default $STPE_REDIS_URL, $REDIS_URL, 127.0.0.1:6379)")
 	fs.StringVar(&o.prefix, "prefix", cluster.DefaultPrefix, "the keyspace's prefix (cluster.WithPrefix)")
 	fs.BoolVar(&o.readOnly, "read-only", false, "show no actions; POSTs are refused")
 	fs.StringVar(&o.basicAuth, "basic-auth", "", "user:password for HTTP basic auth (or $"+basicAuthEnv+", or -basic-auth-file)")
@@ -56,29 +50,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	if o.prefix == "" || o.redis == "" || o.addr == "" {
-		return o, errors.New("-addr, -redis and -prefix must not be empty")
+	if o.prefix == "" || o.addr == "" {
+		return o, errors.New("-addr and -prefix must not be empty")
 	}
 	return o, nil
-}
-
-// redisClient turns -redis into a client, as stpectl does.
-func redisClient(addr string) (*redis.Client, error) {
-	opts := &redis.Options{Addr: addr}
-	if strings.Contains(addr, "://") {
-		o, err := redis.ParseURL(addr)
-		if err != nil {
-			// A *url.Error quotes the URL, which may hold a password: say
-			// what is wrong, not the URL.
-			if ue := (*url.Error)(nil); errors.As(err, &ue) {
-				err = ue.Err
-			}
-			return nil, fmt.Errorf("-redis: not a Redis URL: %w", err)
-		}
-		opts = o
-	}
-	opts.ContextTimeoutEnabled = true
-	return redis.NewClient(opts), nil
 }
 
 // run serves the dashboard until ctx ends, then shuts down gracefully; it
@@ -101,8 +76,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(stderr, "stpe-dashboard: basic auth and -trust-header: give one")
 		return 2
 	}
-	rdb, err := redisClient(o.redis)
+	rdb, err := o.conn.Open()
 	if err != nil {
+		// "redisconn: address A: why", A and why redacted.
 		fmt.Fprintln(stderr, "stpe-dashboard:", err)
 		return 2
 	}
@@ -149,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // handler makes the inspection node (never started, so it claims and runs
 // nothing) with the keyspace's recorded partitions, and the dashboard over
 // it.
-func handler(ctx context.Context, rdb *redis.Client, o options, logger *slog.Logger) (http.Handler, error) {
+func handler(ctx context.Context, rdb redis.UniversalClient, o options, logger *slog.Logger) (http.Handler, error) {
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	parts, err := cluster.RecordedPartitions(rctx, rdb, o.prefix)
 	cancel()
