@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -12,9 +11,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-stpe/scheduler/cluster"
-	"github.com/go-stpe/scheduler/otelcluster/internal/redisserver"
 )
 
 // grafanaDashboard is the part of docs/grafana-cluster.json the test reads.
@@ -43,13 +39,7 @@ func TestGrafanaDashboardQueriesMetricsTheNodesExport(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &dash))
 	require.NotEmpty(t, dash.Panels)
 
-	addr := redisserver.Start(t)
-	ctx := context.Background()
-	d, err := start("127.0.0.1:0", config{redisAddr: addr, tick: 100 * time.Millisecond, nodeOpts: []cluster.Option{
-		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second),
-	}})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, d.close(ctx)) }()
+	d := startDemo(t)
 	var families map[string]*dto.MetricFamily
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		families = scrape(t, "http://"+d.addr+"/metrics")
