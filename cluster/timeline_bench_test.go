@@ -196,3 +196,27 @@ func readRedisWork(b *testing.B, rdb *redis.Client) redisWork {
 	}
 	return w
 }
+
+// BenchmarkTimelineRead24h reads a whole day of the timeline (every
+// minute of every partition, DefaultPartitions of them) from a node, on a
+// redis-server whose minutes hold one kind's runs: what a chart of the
+// last day costs to draw.
+func BenchmarkTimelineRead24h(b *testing.B) {
+	srv := redistest.Start(b, redistest.Options{})
+	s := newTimelineBenchNode(b, srv, "{tl-read}", cluster.DefaultTimelineRetention)
+	stats := srv.Client()
+	defer stats.Close()
+	s.runChunk(b, stats, timelineChunk)
+	ctx := context.Background()
+	since := time.Now().Add(-24 * time.Hour)
+	b.ResetTimer()
+	for range b.N {
+		ms, err := s.n.Timeline(ctx, "", since)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ms) < 24*60 {
+			b.Fatalf("%d minutes", len(ms))
+		}
+	}
+}
