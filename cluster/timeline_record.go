@@ -90,11 +90,10 @@ var luaTimeline = fmt.Sprintf(`
 local function late_bucket(us)
   us = math.floor(us)
   if us < 1 then return 0 end
-  local e = 0
-  while 2 ^ (e + 1) <= us do e = e + 1 end
-  local sub
-  if e >= 2 then sub = math.floor(us / 2 ^ (e - 2)) %% 4 else sub = (us * 2 ^ (2 - e)) %% 4 end
-  return math.min(1 + e * 4 + sub, %d)
+  -- us = m * 2^e with m in [0.5, 1): us is in [2^(e-1), 2^e), and the
+  -- quarter of that range it falls in is floor(m * 8) - 4
+  local m, e = math.frexp(us)
+  return math.min(1 + (e - 1) * 4 + math.floor(m * 8) - 4, %d)
 end
 local function count_run(tl, ttl, kind, due, start, extra)
   local late = 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -255,4 +256,12 @@ func TestTimelineOnRedisCluster(t *testing.T) {
 	t.Run("retention", func(t *testing.T) {
 		checkTimelineRetention(t, clusterClient(t, c), "{tlkeep}", maker("{tlkeep}"))
 	})
+}
+
+func TestNegativeTimelineRetentionIsRefused(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer rdb.Close()
+	_, err := cluster.New(rdb, cluster.WithTimelineRetention(-time.Second))
+	require.ErrorIs(t, err, scheduler.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "timeline retention")
 }

@@ -28,13 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // until three reports have run (the third fails once and is retried), and
 // finds every series otelcluster reports.
 func TestServesMetrics(t *testing.T) {
-	addr := redisserver.Start(t)
-	ctx := context.Background()
-	d, err := start("127.0.0.1:0", config{redisAddr: addr, tick: 100 * time.Millisecond, nodeOpts: []cluster.Option{
-		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second),
-	}})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, d.close(ctx)) }()
+	d := startDemo(t)
 
 	var families map[string]*dto.MetricFamily
 	deadline := time.Now().Add(30 * time.Second)
@@ -72,6 +66,19 @@ func TestServesMetrics(t *testing.T) {
 		require.NotNil(t, f, name)
 		assert.Equal(t, dto.MetricType_GAUGE, f.GetType(), name)
 	}
+}
+
+// startDemo starts the program in-process on 127.0.0.1:0 against its own
+// redis-server, with a tick of 100 ms, and closes it when t ends.
+func startDemo(t *testing.T) *demo {
+	t.Helper()
+	addr := redisserver.Start(t)
+	d, err := start("127.0.0.1:0", config{redisAddr: addr, tick: 100 * time.Millisecond, nodeOpts: []cluster.Option{
+		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second),
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.close(context.Background())) })
+	return d
 }
 
 // scrape GETs url and parses the Prometheus text it serves.
