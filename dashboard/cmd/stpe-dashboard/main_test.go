@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -143,7 +144,11 @@ func (p *dashboardProcess) stop(t *testing.T) {
 	}
 }
 
-// do sends a request and returns the status and body.
+// visitor keeps the dashboard's visitor cookie between requests, as a
+// browser does: its forms' CSRF tokens are bound to it.
+var visitor, _ = cookiejar.New(nil)
+
+// do sends a request as the one visitor and returns the status and body.
 func do(t *testing.T, method, u string, form url.Values, header http.Header) (int, string) {
 	t.Helper()
 	var body io.Reader
@@ -160,7 +165,7 @@ func do(t *testing.T, method, u string, form url.Values, header http.Header) (in
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Jar: visitor, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
