@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -243,7 +244,7 @@ func checkAxes(t *testing.T, u string, c plottedChart) {
 	if c.Axes != 2 {
 		t.Errorf("%s: %s has %d axis lines, want 2", u, c.ID, c.Axes)
 	}
-	if len(c.YLabels) < 2 || slicesHasEmpty(c.YLabels) {
+	if len(c.YLabels) < 2 || slices.Contains(c.YLabels, "") {
 		t.Errorf("%s: %s value labels %q", u, c.ID, c.YLabels)
 	}
 	named := 0
@@ -255,15 +256,6 @@ func checkAxes(t *testing.T, u string, c plottedChart) {
 	if len(c.XLabels) < 3 || named < 2 || c.XLabels[0] != "now" {
 		t.Errorf("%s: %s time labels %q", u, c.ID, c.XLabels)
 	}
-}
-
-func slicesHasEmpty(ss []string) bool {
-	for _, s := range ss {
-		if s == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkSeries checks a plotted line against value of each minute: one
@@ -299,7 +291,7 @@ func checkSeries(t *testing.T, what string, mins []cluster.Minute, l plottedLine
 			}
 		}
 	}
-	if what[len(what)-4:] == "runs" {
+	if strings.HasSuffix(what, " runs") {
 		for i, m := range mins {
 			if m.Runs > 0 && l.Points[i][1] >= bottom {
 				t.Errorf("%s: minute %v has %d runs but is drawn on the axis", what, m.Start, m.Runs)
