@@ -86,6 +86,24 @@ type Observer struct {
 	// go-redis's own instrumentation (redisotel) reports every command,
 	// by command name.
 	RedisCall func(c RedisCall)
+
+	// PendingSampled is called after each sample of the pending tasks
+	// (once a minute, and once at Start), with one PendingSample per kind
+	// of the partitions this node reaps as their owner, summed over them:
+	// a partition is reaped by two nodes, its owner and its backup
+	// (ownership.go), and only its owner reports it, so that the sum over
+	// the live nodes counts each partition once. A node that owns no
+	// partition reports an empty sample. It is called on the sampling
+	// loop's goroutine.
+	PendingSampled func(samples []PendingSample)
+
+	// RunLost is called when this node's reaper finds a task's lease
+	// expired and returns it to pending, or makes it dead past the limit
+	// of lost runs (WithMaxLost): one call per lost run, counted once in
+	// the cluster (the reap is atomic), on whichever node reaped it; the
+	// node that lost the run may be dead. It is called on the reaper's
+	// goroutine.
+	RunLost func(l LostRun)
 }
 
 // WithObserver installs o on the node (see Observer); the last one given
