@@ -1,6 +1,7 @@
 package otelcluster
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,11 @@ type Instrumentation struct {
 	redis     metric.Float64Histogram
 	calls     sync.Map // command + " " + script → measurement of a successful call
 
+	pendingTasks  metric.Int64ObservableUpDownCounter
+	oldestOverdue metric.Float64ObservableGauge
+	pending       pendingSamples
+	pendingReg    metric.Registration // the pending gauges' callback, from New until Shutdown
+
 	mu           sync.Mutex // guards registration and shutdown
 	registration metric.Registration
 	shutdown     bool
@@ -68,6 +74,11 @@ func New(opts ...Option) (*Instrumentation, error) {
 	if err := i.newInstruments(); err != nil {
 		return nil, fmt.Errorf("otelcluster: %w", err)
 	}
+	reg, err := i.meter.RegisterCallback(i.observePendingGauges, i.pendingTasks, i.oldestOverdue)
+	if err != nil {
+		return nil, fmt.Errorf("otelcluster: %w", err)
+	}
+	i.pendingReg = reg
 	return i, nil
 }
 
@@ -86,6 +97,9 @@ func (i *Instrumentation) Observer() cluster.Observer {
 		Claimed:   i.observeClaimed,
 		Ended:     i.observeEnded,
 		RedisCall: i.observeRedisCall,
+
+		PendingSampled: i.observePending,
+		RunLost:        i.observeLost,
 	}
 	if i.tracing {
 		o.Metadata = i.inject
@@ -145,11 +159,11 @@ func (i *Instrumentation) Shutdown() error {
 	}
 	i.shutdown = true
 	i.stopped.Store(true)
-	if i.registration == nil {
-		return nil
+	err := i.pendingReg.Unregister()
+	if i.registration != nil {
+		err = errors.Join(err, i.registration.Unregister())
+		i.registration = nil
 	}
-	err := i.registration.Unregister()
-	i.registration = nil
 	if err != nil {
 		return fmt.Errorf("otelcluster: %w", err)
 	}
