@@ -22,7 +22,9 @@ import (
 const MaxMetadata = 8 << 10
 
 // Observer is told what a node does: tasks scheduled and claimed, how each
-// run ended, and how long each Redis script took. WithObserver installs it.
+// run ended, how long each Redis script took, and, as a reaper, the
+// pending depth of its partitions and the runs lost with their lease.
+// WithObserver installs it.
 // Every field may be nil; a nil field is never called.
 //
 // The functions are called on the node's goroutines (a Schedule caller's,
@@ -131,7 +133,8 @@ const (
 	// lease returns it to pending (or already did), to run again: the
 	// lease expired or was taken while the handler ran, the outcome could
 	// not be written, or StopNow left the task to its lease. A node that
-	// dies reports nothing; Task.Lost counts its runs.
+	// dies reports nothing; Task.Lost counts its runs, and the reaper
+	// that returns the task reports each (Observer.RunLost).
 	OutcomeLost Outcome = "lost"
 	// OutcomeCanceled: Node.Cancel removed the task while it ran; the
 	// run's outcome was dropped.

@@ -82,8 +82,9 @@ func New(opts ...Option) (*Instrumentation, error) {
 	return i, nil
 }
 
-// Observer returns the hooks that report the node's tasks, runs and Redis
-// calls; give it to cluster.New with cluster.WithObserver:
+// Observer returns the hooks that report the node's tasks, runs, Redis
+// calls, pending samples and the runs its reaper finds lost; give it to
+// cluster.New with cluster.WithObserver:
 //
 //	n, err := cluster.New(rdb, cluster.WithObserver(inst.Observer()))
 //
