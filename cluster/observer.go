@@ -101,7 +101,7 @@ type Observer struct {
 
 	// RunLost is called when this node's reaper finds a task's lease
 	// expired and returns it to pending, or makes it dead past the limit
-	// of lost runs (WithMaxLost): one call per lost run, counted once in
+	// of lost runs (WithMaxLostRuns): one call per lost run, counted once in
 	// the cluster (the reap is atomic), on whichever node reaped it; the
 	// node that lost the run may be dead. It is called on the reaper's
 	// goroutine.

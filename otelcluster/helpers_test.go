@@ -195,6 +195,18 @@ func counts(t *testing.T, m metricdata.Metrics) map[string]uint64 {
 	return out
 }
 
+// gauges returns a float64 gauge's data points by attribute set.
+func gauges(t *testing.T, m metricdata.Metrics) map[string]float64 {
+	t.Helper()
+	g, ok := m.Data.(metricdata.Gauge[float64])
+	require.Truef(t, ok, "%s is %T, not a float64 gauge", m.Name, m.Data)
+	out := map[string]float64{}
+	for _, dp := range g.DataPoints {
+		out[attrKey(dp.Attributes)] = dp.Value
+	}
+	return out
+}
+
 // spanNamed returns the ended span with the given name; it fails the test
 // unless there is exactly one.
 func (e *env) spanNamed(t *testing.T, name string) sdktrace.ReadOnlySpan {

@@ -22,8 +22,9 @@ import (
 const ScopeName = "github.com/go-stpe/scheduler/otelcluster"
 
 // Instrumentation reports what one cluster.Node does to OpenTelemetry:
-// metrics and spans through the Observer it gives to cluster.New, and the
-// running and window gauges once Register is called. It is meant for one
+// metrics and spans through the Observer it gives to cluster.New (the
+// pending gauges from the samples the Observer hears), and the running and
+// window gauges once Register is called. It is meant for one
 // Node. An Instrumentation comes only from New; its methods are safe for
 // concurrent use.
 type Instrumentation struct {

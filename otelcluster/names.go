@@ -25,8 +25,8 @@ type kindLabel struct {
 }
 
 // measurement is one attribute set as ready-made options of a counter, of
-// a histogram and of an observable instrument: made once, as a slice each, so that passing them on
-// allocates nothing.
+// a histogram and of an observable instrument: made once, as a slice each,
+// so that passing them on allocates nothing.
 type measurement struct {
 	add     []metric.AddOption
 	record  []metric.RecordOption

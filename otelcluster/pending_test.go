@@ -7,23 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/otelcluster/internal/redisserver"
 )
-
-// gauges returns a float64 gauge's data points by attribute set.
-func gauges(t *testing.T, m metricdata.Metrics) map[string]float64 {
-	t.Helper()
-	g, ok := m.Data.(metricdata.Gauge[float64])
-	require.Truef(t, ok, "%s is %T, not a float64 gauge", m.Name, m.Data)
-	out := map[string]float64{}
-	for _, dp := range g.DataPoints {
-		out[attrKey(dp.Attributes)] = dp.Value
-	}
-	return out
-}
 
 // TestPendingGaugesReportTheSampleOfTheReapedPartitions stores tasks due
 // in an hour and overdue ones of a kind nobody handles, starts the node,
