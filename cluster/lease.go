@@ -153,7 +153,8 @@ func (n *Node) reapLoop(ctx context.Context) {
 		}
 		n.mu.Unlock()
 		for len(parts) > 0 {
-			full, err := n.st.reap(ctx, parts, reapBatch, n.cfg.maxLost, n.timelineNow())
+			full, lost, err := n.st.reap(ctx, parts, reapBatch, n.cfg.maxLost, n.timelineNow())
+			n.observeLost(lost)
 			if err != nil {
 				if ctx.Err() == nil {
 					n.cfg.logger.Warn("cluster: reap: failed", "err", err)
@@ -183,11 +184,13 @@ return redis.call('ZRANGE', KEYS[1], '-inf', now(), 'BYSCORE', 'LIMIT', 0, tonum
 // alone. KEYS: the partition's fixed keys, then five per task (see
 // luaPart), then the minute's timeline hash if lost runs are counted
 // (timeline_record.go). ARGV: channel, max lost runs, the timeline hash's
-// time to live (ms), then the tasks' IDs. Returns how many it reaped.
+// time to live (ms), then the tasks' IDs. Returns the lost runs, an ID
+// then "pending" or "dead" for each (a stale lease of a task gone is
+// removed, and is no lost run).
 var reapScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaTimeline + `
 local t = now()
 local why = 'cluster: lease expired: the node running the task stopped, stalled or lost Redis'
-local n = 0
+local out = {}
 local tl = KEYS[6 + 5 * (#ARGV - 3) + 1]
 for j = 4, #ARGV do
   local id = ARGV[j]
@@ -196,9 +199,7 @@ for j = 4, #ARGV do
   local kind = redis.call('HGET', k, 'kind')
   if s and tonumber(s) <= tonumber(t) and not kind then
     redis.call('ZREM', STATE.running, id)
-    n = n + 1
   elseif s and tonumber(s) <= tonumber(t) and names_kind(ix, kind) then
-    n = n + 1
     index_rem(ix, 'running', id)
     if tl then
       local r = redis.call('HMGET', k, 'next', 'start')
@@ -210,30 +211,36 @@ for j = 4, #ARGV do
     redis.call('HSET', k, 'err', why)
     if lost > tonumber(ARGV[2]) then
       index_add(ix, 'dead', kind, t, id)
+      out[#out + 1] = id
+      out[#out + 1] = 'dead'
     else
       make_pending(ix, ARGV[1], kind, t, id)
+      out[#out + 1] = id
+      out[#out + 1] = 'pending'
     end
   end
 end
-return n
+return out
 `)
 
 // reap returns the expired leases of the partitions to pending, up to
 // limit per partition: it lists them (one pipeline), reads their kinds
 // (one pipeline) and reaps them (one pipeline). full is true if some
-// partition had limit or more, so that the caller reaps again.
-func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, tl timelineRec) (full bool, err error) {
+// partition had limit or more, so that the caller reaps again; lost are
+// the runs reaped, in the partitions whose script succeeded even when
+// another's failed.
+func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, tl timelineRec) (full bool, lost []LostRun, err error) {
 	listed, err := s.eachPartition(ctx, expiredScript, parts, func(p partition) *scriptCall {
 		return &scriptCall{keys: []string{p.lease()}, args: []any{limit}}
 	})
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	ids := make(map[int][]string)
 	for i, cmd := range listed {
 		got, err := cmd.StringSlice()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return false, err
+			return false, nil, err
 		}
 		if len(got) > 0 {
 			ids[parts[i].index] = got
@@ -241,13 +248,19 @@ func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, 
 		}
 	}
 	if len(ids) == 0 {
-		return false, nil
+		return false, nil, nil
 	}
 	kinds, err := s.kindsOf(ctx, ids)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	err = s.runOnTasks(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost, tl.ttlMillis()} },
+	cmds, err := s.runOnTasksReplies(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost, tl.ttlMillis()} },
 		func(p partition) []string { return tl.keys(p, nil) })
-	return full, err
+	for _, cmd := range cmds {
+		reaped, _ := cmd.StringSlice()
+		for j := 0; j+1 < len(reaped); j += 2 {
+			lost = append(lost, LostRun{ID: reaped[j], Kind: kinds[reaped[j]], Dead: reaped[j+1] == "dead"})
+		}
+	}
+	return full && err == nil, lost, err
 }

@@ -22,7 +22,9 @@ import (
 const MaxMetadata = 8 << 10
 
 // Observer is told what a node does: tasks scheduled and claimed, how each
-// run ended, and how long each Redis script took. WithObserver installs it.
+// run ended, how long each Redis script took, and, as a reaper, the
+// pending depth of its partitions and the runs lost with their lease.
+// WithObserver installs it.
 // Every field may be nil; a nil field is never called.
 //
 // The functions are called on the node's goroutines (a Schedule caller's,
@@ -86,6 +88,24 @@ type Observer struct {
 	// go-redis's own instrumentation (redisotel) reports every command,
 	// by command name.
 	RedisCall func(c RedisCall)
+
+	// PendingSampled is called after each sample of the pending tasks
+	// (once a minute, and once at Start), with one PendingSample per kind
+	// of the partitions this node reaps as their owner, summed over them:
+	// a partition is reaped by two nodes, its owner and its backup
+	// (ownership.go), and only its owner reports it, so that the sum over
+	// the live nodes counts each partition once. A node that owns no
+	// partition reports an empty sample. It is called on the sampling
+	// loop's goroutine.
+	PendingSampled func(samples []PendingSample)
+
+	// RunLost is called when this node's reaper finds a task's lease
+	// expired and returns it to pending, or makes it dead past the limit
+	// of lost runs (WithMaxLostRuns): one call per lost run, counted once in
+	// the cluster (the reap is atomic), on whichever node reaped it; the
+	// node that lost the run may be dead. It is called on the reaper's
+	// goroutine.
+	RunLost func(l LostRun)
 }
 
 // WithObserver installs o on the node (see Observer); the last one given
@@ -113,7 +133,8 @@ const (
 	// lease returns it to pending (or already did), to run again: the
 	// lease expired or was taken while the handler ran, the outcome could
 	// not be written, or StopNow left the task to its lease. A node that
-	// dies reports nothing; Task.Lost counts its runs.
+	// dies reports nothing; Task.Lost counts its runs, and the reaper
+	// that returns the task reports each (Observer.RunLost).
 	OutcomeLost Outcome = "lost"
 	// OutcomeCanceled: Node.Cancel removed the task while it ran; the
 	// run's outcome was dropped.

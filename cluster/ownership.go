@@ -44,6 +44,10 @@ type shares struct {
 	owned  map[string][]bool // by kind, by partition index: loaded and claimed on time
 	backed map[string][]bool // by kind, by partition index: overdue tasks claimed
 	reaped []bool            // by partition index: expired leases returned
+	// reapOwned marks, by partition index, the partitions reaped as their
+	// owner rather than their backup: the node that reports their
+	// pending samples (Observer.PendingSampled).
+	reapOwned []bool
 }
 
 // owns reports whether the shares own partition i for kind.
@@ -117,6 +121,7 @@ func computeShares(self string, kinds []string, live []liveNode, p int) shares {
 		sh.backed[k] = mark(backup, self)
 	}
 	owner, backup := assign(all, "", p)
+	sh.reapOwned = mark(owner, self)
 	sh.reaped = mark(owner, self)
 	for i, ok := range mark(backup, self) {
 		sh.reaped[i] = sh.reaped[i] || ok
@@ -201,5 +206,6 @@ func sameShares(a, b shares) bool {
 	same := func(x, y map[string][]bool) bool {
 		return maps.EqualFunc(x, y, func(p, q []bool) bool { return slices.Equal(p, q) })
 	}
-	return same(a.owned, b.owned) && same(a.backed, b.backed) && slices.Equal(a.reaped, b.reaped)
+	return same(a.owned, b.owned) && same(a.backed, b.backed) && slices.Equal(a.reaped, b.reaped) &&
+		slices.Equal(a.reapOwned, b.reapOwned)
 }

@@ -28,6 +28,7 @@ func TestEveryPartitionHasOneOwnerAndAnotherBackup(t *testing.T) {
 			owners := make([]int, p)
 			backups := make([]int, p)
 			reapers := make([]int, p)
+			reapOwners := make([]int, p) // the one reaper that reports the partition's pending samples
 			limit := (p + n - 1) / n
 			for _, m := range live {
 				sh := computeShares(m.id, m.kinds, live, p)
@@ -44,6 +45,10 @@ func TestEveryPartitionHasOneOwnerAndAnotherBackup(t *testing.T) {
 					if sh.reaped[i] {
 						reapers[i]++
 					}
+					if sh.reapOwned[i] {
+						reapOwners[i]++
+						assert.True(t, sh.reaped[i], "n=%d p=%d: %s owns partition %d as a reaper but does not reap it", n, p, m.id, i)
+					}
 				}
 				assert.LessOrEqual(t, owned, limit, "n=%d p=%d: %s owns too many", n, p, m.id)
 			}
@@ -51,6 +56,7 @@ func TestEveryPartitionHasOneOwnerAndAnotherBackup(t *testing.T) {
 				require.Equal(t, 1, owners[i], "n=%d p=%d: owners of partition %d", n, p, i)
 				require.Equal(t, min(n-1, 1), backups[i], "n=%d p=%d: backups of partition %d", n, p, i)
 				require.Equal(t, min(n, 2), reapers[i], "n=%d p=%d: reapers of partition %d", n, p, i)
+				require.Equal(t, 1, reapOwners[i], "n=%d p=%d: reaper owners of partition %d", n, p, i)
 			}
 		}
 	}

@@ -210,6 +210,13 @@ func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []part
 // kinds, then the keys tail gives (nil: none), and the arguments lead
 // gives followed by the tasks' IDs. It returns the first call's error.
 func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]string, kinds map[string]string, lead func(partition) []any, tail func(partition) []string) error {
+	_, err := s.runOnTasksReplies(ctx, sc, ids, kinds, lead, tail)
+	return err
+}
+
+// runOnTasksReplies is runOnTasks that also returns the calls' replies,
+// those of the calls that succeeded too when one failed.
+func (s store) runOnTasksReplies(ctx context.Context, sc *redis.Script, ids map[int][]string, kinds map[string]string, lead func(partition) []any, tail func(partition) []string) ([]*redis.Cmd, error) {
 	calls := make([]*scriptCall, 0, len(ids))
 	for pi, list := range ids {
 		p := s.parts[pi]
@@ -225,14 +232,14 @@ func (s store) runOnTasks(ctx context.Context, sc *redis.Script, ids map[int][]s
 	}
 	cmds, err := s.runPipelined(ctx, sc, calls)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, cmd := range cmds {
 		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return err
+			return cmds, err
 		}
 	}
-	return nil
+	return cmds, nil
 }
 
 // kindsOf reads the kind of each task of ids (by partition index) in one

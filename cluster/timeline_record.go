@@ -17,8 +17,10 @@ import (
 // the same step as the change of state, so the timeline costs no round
 // trip of its own: one HINCRBY on the run's lateness bucket (the number of
 // runs is the buckets' sum), one more for a failed or lost run, and a
-// PEXPIRE only when a field is new. The owner of a partition samples its
-// pending depth and oldest overdue task once a minute. A node of an
+// PEXPIRE only when a field is new. The reapers of a partition (its owner
+// and backup, ownership.go) sample its pending depth and oldest overdue
+// task at their start and once a minute; the owner reports its samples to
+// the observer too (Observer.PendingSampled). A node of an
 // earlier version simply counts nothing; the hashes are only read.
 //
 // Fields, per kind: "<kind>|<bucket>" runs by start lateness bucket (see
@@ -106,38 +108,46 @@ end
 `, timelineBuckets-1)
 
 // timelineLoop samples the pending depth of the partitions this node
-// reaps (ownership.go) once a minute, while recording is on.
+// reaps (ownership.go) at its start and once a minute after, while
+// recording is on or the observer wants the samples.
 func (n *Node) timelineLoop(ctx context.Context) {
 	defer n.bg.Done()
-	if n.cfg.timeline <= 0 {
+	if n.cfg.timeline <= 0 && n.cfg.observer.PendingSampled == nil {
 		return
 	}
-	every(ctx, timelineSamplePeriod, nil, func() {
+	sample := func() {
 		if err := n.sampleTimeline(ctx); err != nil && ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: timeline: sampling the pending tasks failed", "err", err)
 		}
-	})
+	}
+	sample()
+	every(ctx, timelineSamplePeriod, nil, sample)
 }
 
 // sampleTimeline writes, for each kind of each partition this node reaps,
 // how many tasks are pending and how overdue the oldest is, into the
-// current minute's hash: one pipeline reads the kinds, one the kinds'
-// pending indexes, one writes.
+// current minute's hash, and reports the sums over the partitions it
+// reaps as their owner to the observer: one pipeline reads the kinds, one
+// the kinds' pending indexes, one writes.
 func (n *Node) sampleTimeline(ctx context.Context) error {
 	rec := n.timelineNow()
-	if !rec.on() {
+	report := n.cfg.observer.PendingSampled != nil
+	if !rec.on() && !report {
 		return nil
 	}
 	n.mu.Lock()
 	var parts []partition
+	var owned []bool
 	for i, ok := range n.shares.reaped {
 		if ok {
 			parts = append(parts, n.st.parts[i])
+			owned = append(owned, n.shares.reapOwned[i])
 		}
 	}
 	now := n.nowLocked()
 	n.mu.Unlock()
 	if len(parts) == 0 {
+		n.observePending(nil)
 		return nil
 	}
 	pipe := n.st.rdb.Pipeline()
@@ -150,6 +160,7 @@ func (n *Node) sampleTimeline(ctx context.Context) error {
 	}
 	type read struct {
 		p      partition
+		owned  bool
 		kind   string
 		count  *redis.IntCmd
 		oldest *redis.ZSliceCmd
@@ -159,24 +170,43 @@ func (n *Node) sampleTimeline(ctx context.Context) error {
 	for i, p := range parts {
 		for _, kind := range kindCmds[i].Val() {
 			ix := p.kindIndex(Pending, kind)
-			reads = append(reads, read{p, kind, pipe.ZCard(ctx, ix), pipe.ZRangeWithScores(ctx, ix, 0, 0)})
+			reads = append(reads, read{p, owned[i], kind, pipe.ZCard(ctx, ix), pipe.ZRangeWithScores(ctx, ix, 0, 0)})
 		}
 	}
 	if len(reads) == 0 {
+		n.observePending(nil)
 		return nil
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return err
 	}
+	sums := make(map[string]int) // by kind: index in samples
+	var samples []PendingSample
 	pipe = n.st.rdb.Pipeline()
 	for _, r := range reads {
 		var overdue int64
 		if z := r.oldest.Val(); len(z) > 0 {
 			overdue = max(now.UnixMicro()-int64(z[0].Score), 0)
 		}
-		key := rec.timelineKey(r.p)
-		pipe.HSet(ctx, key, r.kind+"|p", r.count.Val(), r.kind+"|o", overdue)
-		pipe.PExpire(ctx, key, time.Duration(rec.ttlMillis())*time.Millisecond)
+		if report && r.owned {
+			i, ok := sums[r.kind]
+			if !ok {
+				i = len(samples)
+				sums[r.kind] = i
+				samples = append(samples, PendingSample{Kind: r.kind})
+			}
+			samples[i].Pending += int(r.count.Val())
+			samples[i].OldestOverdue = max(samples[i].OldestOverdue, time.Duration(overdue)*time.Microsecond)
+		}
+		if rec.on() {
+			key := rec.timelineKey(r.p)
+			pipe.HSet(ctx, key, r.kind+"|p", r.count.Val(), r.kind+"|o", overdue)
+			pipe.PExpire(ctx, key, time.Duration(rec.ttlMillis())*time.Millisecond)
+		}
+	}
+	n.observePending(samples)
+	if !rec.on() {
+		return nil
 	}
 	_, err := pipe.Exec(ctx)
 	return err

@@ -49,16 +49,18 @@
 // error prefix, such as "NOSCRIPT", also given as db.response.status_code,
 // or the Go error's type).
 //
-//	name                                 instrument               unit    attributes
-//	scheduler.cluster.task.scheduled     Counter                  {task}  scheduler.cluster.task.kind
-//	scheduler.cluster.task.claimed       Counter                  {task}  scheduler.cluster.task.kind
-//	scheduler.cluster.task.runs          Counter                  {run}   scheduler.cluster.task.kind, scheduler.cluster.run.outcome
-//	scheduler.cluster.task.dead          Counter                  {task}  scheduler.cluster.task.kind
-//	scheduler.cluster.task.run.duration  Histogram                s       scheduler.cluster.task.kind, scheduler.cluster.run.outcome
-//	scheduler.cluster.task.run.lateness  Histogram                s       scheduler.cluster.task.kind
-//	scheduler.cluster.task.active        ObservableUpDownCounter  {task}  -
-//	scheduler.cluster.window.length      ObservableUpDownCounter  {task}  -
-//	db.client.operation.duration         Histogram                s       db.system.name, db.operation.name, db.stored_procedure.name, error.type
+//	name                                  instrument               unit    attributes
+//	scheduler.cluster.task.scheduled      Counter                  {task}  scheduler.cluster.task.kind
+//	scheduler.cluster.task.claimed        Counter                  {task}  scheduler.cluster.task.kind
+//	scheduler.cluster.task.runs           Counter                  {run}   scheduler.cluster.task.kind, scheduler.cluster.run.outcome
+//	scheduler.cluster.task.dead           Counter                  {task}  scheduler.cluster.task.kind
+//	scheduler.cluster.task.run.duration   Histogram                s       scheduler.cluster.task.kind, scheduler.cluster.run.outcome
+//	scheduler.cluster.task.run.lateness   Histogram                s       scheduler.cluster.task.kind
+//	scheduler.cluster.task.active         ObservableUpDownCounter  {task}  -
+//	scheduler.cluster.window.length       ObservableUpDownCounter  {task}  -
+//	scheduler.cluster.task.pending        ObservableUpDownCounter  {task}  scheduler.cluster.task.kind
+//	scheduler.cluster.task.oldest_overdue ObservableGauge          s       scheduler.cluster.task.kind
+//	db.client.operation.duration          Histogram                s       db.system.name, db.operation.name, db.stored_procedure.name, error.type
 //
 // Every count is this node's: a cluster's totals are the sum over its
 // nodes. scheduled counts the tasks this node stored (Schedule, and the
@@ -69,17 +71,34 @@
 // came, minus the time the task was pending for (its due time, or its
 // retry time after a failure). runs counts the runs that ended here, by
 // outcome (cluster.Outcome): succeeded, failed (an error or a panic),
-// timed_out, lost (the outcome was not recorded and the lease returns the
-// task to run again), canceled (Node.Cancel removed the task while it ran)
-// and handed_back (Node.Stop's deadline passed while it ran); run.duration
-// is how long the handler ran. dead counts the tasks whose failed run here
-// made them dead (their last retry, or cluster.ErrSkipRetry); a task the
-// reaper makes dead after too many lost runs is not seen by any node's
-// hooks, nor is a run lost with a node that died (cluster.Task.Lost counts
-// those). task.active and window.length are read from Node.Stats at each
+// timed_out, canceled (Node.Cancel removed the task while it ran) and
+// handed_back (Node.Stop's deadline passed while it ran); run.duration is
+// how long the handler ran. A lost run (its lease expired: its node died,
+// stalled, lost Redis or was stopped with StopNow) is counted with outcome
+// lost by the node whose reaper returned the task to pending, or made it
+// dead past its limit of lost runs (cluster.Observer.RunLost): once in the
+// cluster, even when the node that ran it died. That node, if it lived,
+// records the run's duration with outcome lost, but does not count it.
+// dead counts the tasks whose failed run here made them dead (their last
+// retry, or cluster.ErrSkipRetry), and those this node's reaper made dead.
+// task.active and window.length are read from Node.Stats at each
 // collection, once Register is called: the tasks this node holds a claim
-// on, and those waiting in its window. The kind is bounded
-// ([WithMaxKinds]): beyond the bound kinds are reported as "other". The
+// on, and those waiting in its window.
+//
+// task.pending and task.oldest_overdue are the last sample of the pending
+// tasks (cluster.Observer.PendingSampled), taken at the node's start and
+// once a minute after: by kind, how many tasks are pending and how long
+// ago the most overdue of them was due (0 if none is). Every partition is
+// sampled by its two reapers, its owner and its backup, but reported only
+// by its owner, so each node reports its owned partitions' share: the sum
+// of task.pending over the live nodes counts each partition once, and
+// the maximum of task.oldest_overdue is the cluster's. For a minute after
+// a node joins or leaves, the shares of the nodes' last samples may
+// overlap or miss a partition. Before its first sample a node reports
+// none.
+//
+// The kind is bounded ([WithMaxKinds]): beyond the bound kinds are
+// reported as "other". The
 // histograms' bucket boundaries run from 10 µs to 5 min.
 //
 // # Spans

@@ -34,6 +34,10 @@ type env struct {
 	// ended receives each run's end once the instrumentation's Ended
 	// hook has recorded it (metrics and span).
 	ended chan cluster.RunEnd
+	// sampled receives a signal once the PendingSampled hook has stored
+	// a sample; lost receives each run the RunLost hook has counted.
+	sampled chan struct{}
+	lost    chan cluster.LostRun
 }
 
 // nodeOptions are short times for tests: a lease of 2 s, a window of 5 s,
@@ -53,12 +57,20 @@ func nodeOptions() []cluster.Option {
 // Everything is stopped when the test ends.
 func newEnv(t *testing.T, handlers map[string]cluster.Handler, opts []otelcluster.Option, nodeOpts ...cluster.Option) *env {
 	t.Helper()
-	addr := redisserver.Start(t)
+	return newEnvOn(t, redisserver.Start(t), handlers, opts, nodeOpts...)
+}
+
+// newEnvOn is newEnv on the redis-server at addr, which other envs may
+// share.
+func newEnvOn(t *testing.T, addr string, handlers map[string]cluster.Handler, opts []otelcluster.Option, nodeOpts ...cluster.Option) *env {
+	t.Helper()
 	e := &env{
-		rdb:    redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32}),
-		reader: sdkmetric.NewManualReader(),
-		spans:  tracetest.NewSpanRecorder(),
-		ended:  make(chan cluster.RunEnd, 64),
+		rdb:     redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32}),
+		reader:  sdkmetric.NewManualReader(),
+		spans:   tracetest.NewSpanRecorder(),
+		ended:   make(chan cluster.RunEnd, 64),
+		sampled: make(chan struct{}, 1),
+		lost:    make(chan cluster.LostRun, 64),
 	}
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader))
 	e.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.spans))
@@ -73,6 +85,19 @@ func newEnv(t *testing.T, handlers map[string]cluster.Handler, opts []otelcluste
 	obs.Ended = func(ctx context.Context, r cluster.RunEnd) {
 		recordEnd(ctx, r)
 		e.ended <- r
+	}
+	recordSample := obs.PendingSampled
+	obs.PendingSampled = func(samples []cluster.PendingSample) {
+		recordSample(samples)
+		select {
+		case e.sampled <- struct{}{}:
+		default:
+		}
+	}
+	recordLost := obs.RunLost
+	obs.RunLost = func(l cluster.LostRun) {
+		recordLost(l)
+		e.lost <- l
 	}
 	n, err := cluster.New(e.rdb, append(append(nodeOptions(), nodeOpts...), cluster.WithObserver(obs))...)
 	require.NoError(t, err)
@@ -166,6 +191,18 @@ func counts(t *testing.T, m metricdata.Metrics) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, dp := range h.DataPoints {
 		out[attrKey(dp.Attributes)] = dp.Count
+	}
+	return out
+}
+
+// gauges returns a float64 gauge's data points by attribute set.
+func gauges(t *testing.T, m metricdata.Metrics) map[string]float64 {
+	t.Helper()
+	g, ok := m.Data.(metricdata.Gauge[float64])
+	require.Truef(t, ok, "%s is %T, not a float64 gauge", m.Name, m.Data)
+	out := map[string]float64{}
+	for _, dp := range g.DataPoints {
+		out[attrKey(dp.Attributes)] = dp.Value
 	}
 	return out
 }

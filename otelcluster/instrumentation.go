@@ -1,6 +1,7 @@
 package otelcluster
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -21,8 +22,9 @@ import (
 const ScopeName = "github.com/go-stpe/scheduler/otelcluster"
 
 // Instrumentation reports what one cluster.Node does to OpenTelemetry:
-// metrics and spans through the Observer it gives to cluster.New, and the
-// running and window gauges once Register is called. It is meant for one
+// metrics and spans through the Observer it gives to cluster.New (the
+// pending gauges from the samples the Observer hears), and the running and
+// window gauges once Register is called. It is meant for one
 // Node. An Instrumentation comes only from New; its methods are safe for
 // concurrent use.
 type Instrumentation struct {
@@ -44,6 +46,11 @@ type Instrumentation struct {
 	windowed  metric.Int64ObservableUpDownCounter
 	redis     metric.Float64Histogram
 	calls     sync.Map // command + " " + script → measurement of a successful call
+
+	pendingTasks  metric.Int64ObservableUpDownCounter
+	oldestOverdue metric.Float64ObservableGauge
+	pending       pendingSamples
+	pendingReg    metric.Registration // the pending gauges' callback, from New until Shutdown
 
 	mu           sync.Mutex // guards registration and shutdown
 	registration metric.Registration
@@ -68,11 +75,17 @@ func New(opts ...Option) (*Instrumentation, error) {
 	if err := i.newInstruments(); err != nil {
 		return nil, fmt.Errorf("otelcluster: %w", err)
 	}
+	reg, err := i.meter.RegisterCallback(i.observePendingGauges, i.pendingTasks, i.oldestOverdue)
+	if err != nil {
+		return nil, fmt.Errorf("otelcluster: %w", err)
+	}
+	i.pendingReg = reg
 	return i, nil
 }
 
-// Observer returns the hooks that report the node's tasks, runs and Redis
-// calls; give it to cluster.New with cluster.WithObserver:
+// Observer returns the hooks that report the node's tasks, runs, Redis
+// calls, pending samples and the runs its reaper finds lost; give it to
+// cluster.New with cluster.WithObserver:
 //
 //	n, err := cluster.New(rdb, cluster.WithObserver(inst.Observer()))
 //
@@ -86,6 +99,9 @@ func (i *Instrumentation) Observer() cluster.Observer {
 		Claimed:   i.observeClaimed,
 		Ended:     i.observeEnded,
 		RedisCall: i.observeRedisCall,
+
+		PendingSampled: i.observePending,
+		RunLost:        i.observeLost,
 	}
 	if i.tracing {
 		o.Metadata = i.inject
@@ -145,11 +161,11 @@ func (i *Instrumentation) Shutdown() error {
 	}
 	i.shutdown = true
 	i.stopped.Store(true)
-	if i.registration == nil {
-		return nil
+	err := i.pendingReg.Unregister()
+	if i.registration != nil {
+		err = errors.Join(err, i.registration.Unregister())
+		i.registration = nil
 	}
-	err := i.registration.Unregister()
-	i.registration = nil
 	if err != nil {
 		return fmt.Errorf("otelcluster: %w", err)
 	}

@@ -28,7 +28,7 @@ var durationBuckets = []float64{
 
 // newInstruments makes the instruments (see the package doc's table).
 func (i *Instrumentation) newInstruments() error {
-	var e [9]error
+	var e [11]error
 	m := i.meter
 	i.scheduled, e[0] = m.Int64Counter("scheduler.cluster.task.scheduled",
 		metric.WithUnit("{task}"),
@@ -60,6 +60,12 @@ func (i *Instrumentation) newInstruments() error {
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of this node's Redis script calls, by script."),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	i.pendingTasks, e[9] = m.Int64ObservableUpDownCounter("scheduler.cluster.task.pending",
+		metric.WithUnit("{task}"),
+		metric.WithDescription("Pending tasks of the partitions this node reaps as their owner, as last sampled (once a minute), by kind; the sum over the nodes counts each partition once."))
+	i.oldestOverdue, e[10] = m.Float64ObservableGauge("scheduler.cluster.task.oldest_overdue",
+		metric.WithUnit("s"),
+		metric.WithDescription("How overdue the oldest pending task of the partitions this node reaps as their owner was, as last sampled (once a minute), by kind; the maximum over the nodes is the cluster's."))
 	return errors.Join(e[:]...)
 }
 
@@ -83,7 +89,9 @@ func (i *Instrumentation) observeClaimed(kind string, lateness time.Duration) {
 }
 
 // observeEnded is the Ended hook: the run's metrics, and the end of its
-// span, which is ended even after Shutdown.
+// span, which is ended even after Shutdown. A lost run is timed here but
+// counted by the reaper that returns its task (observeLost), so that it
+// counts once, whether its node lived to tell or not.
 func (i *Instrumentation) observeEnded(ctx context.Context, e cluster.RunEnd) {
 	if i.tracing {
 		i.endRun(ctx, e)
@@ -93,7 +101,9 @@ func (i *Instrumentation) observeEnded(ctx context.Context, e cluster.RunEnd) {
 	}
 	l := i.kinds.label(e.Task.Kind)
 	m := l.outcome(e.Outcome)
-	i.runs.Add(ctx, 1, m.add...)
+	if e.Outcome != cluster.OutcomeLost {
+		i.runs.Add(ctx, 1, m.add...)
+	}
 	i.duration.Record(ctx, e.Duration.Seconds(), m.record...)
 	if e.Dead {
 		i.dead.Add(ctx, 1, l.kind.add...)

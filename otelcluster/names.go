@@ -24,18 +24,19 @@ type kindLabel struct {
 	spanStart []trace.SpanStartOption
 }
 
-// measurement is one attribute set as ready-made options of a counter and
-// of a histogram: made once, as a slice each, so that passing them on
-// allocates nothing.
+// measurement is one attribute set as ready-made options of a counter, of
+// a histogram and of an observable instrument: made once, as a slice each,
+// so that passing them on allocates nothing.
 type measurement struct {
-	add    []metric.AddOption
-	record []metric.RecordOption
+	add     []metric.AddOption
+	record  []metric.RecordOption
+	observe []metric.ObserveOption
 }
 
 // newMeasurement returns the options of the set of kvs.
 func newMeasurement(kvs ...attribute.KeyValue) measurement {
 	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
-	return measurement{add: []metric.AddOption{o}, record: []metric.RecordOption{o}}
+	return measurement{add: []metric.AddOption{o}, record: []metric.RecordOption{o}, observe: []metric.ObserveOption{o}}
 }
 
 // newKindLabel builds the label of a reported kind.

@@ -72,7 +72,12 @@ func TestServesMetrics(t *testing.T) {
 // redis-server, with a tick of 100 ms, and closes it when t ends.
 func startDemo(t *testing.T) *demo {
 	t.Helper()
-	addr := redisserver.Start(t)
+	return startDemoOn(t, redisserver.Start(t))
+}
+
+// startDemoOn is startDemo on the redis-server at addr.
+func startDemoOn(t *testing.T, addr string) *demo {
+	t.Helper()
 	d, err := start("127.0.0.1:0", config{redisAddr: addr, tick: 100 * time.Millisecond, nodeOpts: []cluster.Option{
 		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second),
 	}})
