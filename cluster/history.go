@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -42,25 +41,6 @@ type RunRecord struct {
 	// most 2 KiB of it), or "".
 	Error string
 }
-
-// luaHistory defines add_run, which appends a record of the run in flight
-// (or of none, for a cancellation of a pending task) to the history of the
-// task stored under key: its node (the owner token without its counter),
-// its start (field "start", set by the claim), t, the outcome and the
-// error text (at most maxHistoryError bytes of it). It keeps the last
-// MaxHistory records, JSON in field "hist".
-var luaHistory = fmt.Sprintf(`
-local function add_run(key, outcome, t, err)
-  local f = redis.call('HMGET', key, 'owner', 'start', 'hist')
-  local node = ''
-  if f[1] then node = string.match(f[1], '^(.*):[^:]*$') or f[1] end
-  local h = {}
-  if f[3] then h = cjson.decode(f[3]) end
-  h[#h + 1] = {n = node, s = f[2] or t, e = t, o = outcome, x = string.sub(err, 1, %d)}
-  while #h > %d do table.remove(h, 1) end
-  redis.call('HSET', key, 'hist', cjson.encode(h))
-end
-`, maxHistoryError, MaxHistory)
 
 // storedRun is a run record as the scripts write it.
 type storedRun struct {

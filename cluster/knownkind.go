@@ -40,7 +40,7 @@ func (n *Node) checkKnownKind(ctx context.Context, what, kind string) error {
 	}
 	stored := make([]*redis.BoolCmd, 0, 2*len(n.st.parts))
 	for _, p := range n.st.parts {
-		stored = append(stored, pipe.SIsMember(ctx, p.kinds(), kind), pipe.SIsMember(ctx, p.paused(), kind))
+		stored = append(stored, pipe.SIsMember(ctx, p.Kinds(), kind), pipe.SIsMember(ctx, p.Paused(), kind))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return n.failed(what, err)

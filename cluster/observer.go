@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strings"
 	"time"
 
@@ -315,50 +316,6 @@ func lostOutcome(cause error) Outcome {
 	return OutcomeLost
 }
 
-// scriptNames names the store's scripts by their SHA-1, for
-// Observer.RedisCall. Every script of the package is here
-// (TestEveryScriptIsNamed checks it).
-var scriptNames = map[string]string{
-	scheduleScript.Hash():   "schedule",
-	claimScript.Hash():      "claim",
-	extendScript.Hash():     "extend",
-	completeScript.Hash():   "complete",
-	failScript.Hash():       "fail",
-	releaseScript.Hash():    "release",
-	reapScript.Hash():       "reap",
-	cancelScript.Hash():     "cancel",
-	membersScript.Hash():    "members",
-	moveScript.Hash():       "move",
-	retryScript.Hash():      "retry",
-	deleteScript.Hash():     "delete",
-	bulkScript.Hash():       "bulk",
-	bulkCancelScript.Hash(): "bulk cancel",
-	pageScript.Hash():       "page",
-	getScript.Hash():        "get",
-	countsScript.Hash():     "counts",
-	removeDoneScript.Hash(): "remove done",
-	expiredScript.Hash():    "expired",
-	pauseScript.Hash():      "pause",
-	resumeScript.Hash():     "resume",
-	forgetKindScript.Hash(): "forget",
-
-	listRecordsScript.Hash(): "records",
-	periodicRunScript.Hash(): "periodic run",
-
-	periodicClaimScript.Hash(): "periodic claim",
-	cursorScript.Hash():        "periodic cursor",
-	scheduleManyScript.Hash():  "schedule many",
-}
-
-// scriptName names the script of SHA-1 sha; "script" if it is none of the
-// store's.
-func scriptName(sha string) string {
-	if name, ok := scriptNames[sha]; ok {
-		return name
-	}
-	return "script"
-}
-
 // observedRedis is the store's client when the observer wants Redis
 // calls: it times every script call (go-redis's Script.Run calls EvalSha,
 // then Eval on a NOSCRIPT error), and passes everything else through.
@@ -442,5 +399,5 @@ func (c observedRedis) done(command, sha string, start time.Time, err error) {
 	if errors.Is(err, redis.Nil) {
 		err = nil
 	}
-	c.report(RedisCall{Command: command, Script: scriptName(sha), Duration: time.Since(start), Err: err})
+	c.report(RedisCall{Command: command, Script: redisdriver.ScriptName(sha), Duration: time.Since(start), Err: err})
 }
