@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-	"errors"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"time"
@@ -20,14 +20,14 @@ import (
 // ErrNotFound is wrapped by the error of an action on an ID that names no
 // stored task (never stored, canceled, deleted, or run to completion).
 // asynq's counterpart is ErrTaskNotFound; River's is ErrNotFound.
-var ErrNotFound = errors.New("cluster: no such task")
+var ErrNotFound = driver.ErrNotFound
 
 // ErrWrongState is wrapped by the error of an action the task's state
 // forbids: running now or rescheduling a task that is not pending,
 // retrying a task that is not dead, deleting one that is neither dead nor
 // done. asynq returns
 // FailedPrecondition for these.
-var ErrWrongState = errors.New("cluster: task in a state that forbids the action")
+var ErrWrongState = driver.ErrWrongState
 
 // actionError is a refused action: "cluster: what: why", wrapping its
 // sentinel.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
@@ -17,21 +18,21 @@ import (
 // read-only.
 
 // State is where a stored task is.
-type State string
+type State = driver.State
 
 const (
 	// Pending tasks wait for their due time (or their retry), or for
 	// their kind to be resumed (Node.Pause).
-	Pending State = "pending"
+	Pending = driver.Pending
 	// Running tasks are claimed by a node and held under a lease.
-	Running State = "running"
+	Running = driver.Running
 	// Dead tasks failed past their retry limit, or were lost to faults
 	// past the limit of lost runs; they stay until deleted, retried,
 	// purged or canceled.
-	Dead State = "dead"
+	Dead = driver.Dead
 	// Done records are the tasks that ran to completion or were
 	// canceled, kept only with WithKeepDone.
-	Done State = "done"
+	Done = driver.Done
 )
 
 // validState checks that state is one of the four, for what.

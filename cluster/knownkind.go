@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 // actions (RetryAll ...) when their kind is one that no live node handles
 // (prefix:nodekinds), no partition stores or has paused, no periodic task
 // declares ("@" + its name) and this node does not handle either.
-var ErrUnknownKind = errors.New("cluster: unknown kind")
+var ErrUnknownKind = driver.ErrUnknownKind
 
 // checkKnownKind returns nil if kind is known, else an error wrapping
 // ErrUnknownKind for what. It reads, in one pipeline, the kinds of the

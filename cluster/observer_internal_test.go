@@ -26,8 +26,8 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("%v allocations per run without an observer, want 0", allocs)
 	}
-	if rdb := observeRedis(nil, nil); rdb != nil {
-		t.Fatalf("observeRedis without a report wraps the client: %T", rdb)
+	if hook := observeRedis(nil); hook != nil {
+		t.Fatal("observeRedis without a report makes a hook: the driver would wrap its client")
 	}
 }
 

@@ -3,8 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
-	"hash/fnv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,16 +23,9 @@ import (
 // none. The claim decides again by Redis's clock (misfire.go); the sweep
 // only makes sure that what may run is stored. The cursor never expires.
 
-// periodicPartition is the partition of periodic task name among n: the
-// partition of its occurrences and of its cursor.
-func periodicPartition(name string, n int) int { return hashIndex(name, n) }
-
-// hashIndex is FNV-1a of s, modulo n.
-func hashIndex(s string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
-}
+// periodicPartition is the partition of periodic task name among n
+// (driver.PeriodicPartition).
+func periodicPartition(name string, n int) int { return driver.PeriodicPartition(name, n) }
 
 // cursorKey is the cursor of periodic task name.
 func (s store) cursorKey(name string) string {

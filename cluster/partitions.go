@@ -1,6 +1,9 @@
 package cluster
 
-import "github.com/go-stpe/scheduler/cluster/internal/redisdriver"
+import (
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
+)
 
 // Partitions: the tasks of a prefix are spread over P partitions, each
 // under a hash tag of its own, so that a Redis Cluster spreads them over
@@ -49,17 +52,8 @@ type partition = redisdriver.Partition
 // partitionsOf makes the n partitions of prefix.
 func partitionsOf(prefix string, n int) []partition { return redisdriver.PartitionsOf(prefix, n) }
 
-// partitionIndex is the partition of task id among n: FNV-1a of the ID,
-// modulo n, but for an ID shaped as OccurrenceID writes it, whose
-// partition is its periodic task's (periodicPartition): every occurrence
-// of a periodic task is in one partition, so the claim of one sees the
-// others (misfire.go).
-func partitionIndex(id string, n int) int {
-	if name, _, ok := parseOccurrenceID(id); ok {
-		return periodicPartition(name, n)
-	}
-	return hashIndex(id, n)
-}
+// partitionIndex is the partition of task id among n (driver.PartitionOf).
+func partitionIndex(id string, n int) int { return driver.PartitionOf(id, n) }
 
 // validatePartitions checks the setting of WithPartitions.
 func validatePartitions(n int) error {
