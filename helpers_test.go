@@ -241,5 +241,14 @@ func requireCanceled(t *testing.T, f scheduler.ScheduledFuture) {
 	require.ErrorIs(t, f.Wait(doneCtx()), scheduler.ErrCanceled)
 }
 
+// requireRunState checks the three run-state predicates at once.
+func requireRunState(t *testing.T, s *scheduler.Scheduler, shutdown, terminating, terminated bool) {
+	t.Helper()
+	require.Equal(t,
+		[3]bool{shutdown, terminating, terminated},
+		[3]bool{s.IsShutdown(), s.IsTerminating(), s.IsTerminated()},
+		"IsShutdown, IsTerminating, IsTerminated")
+}
+
 // since returns the manual clock's reading as an offset from epoch.
 func since(clk *schedulertest.ManualClock) time.Duration { return clk.Now().Sub(epoch) }
