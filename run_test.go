@@ -2,8 +2,8 @@ package scheduler_test
 
 // Running a periodic task (run.go): the timing of its runs, a failed run
 // that stops the later ones unless ContinueOnError, Wait, and the re-queue
-// before the run counts as finished. Panics, the hooks and the decorator are in run_panic_test.go and
-// run_hooks_test.go.
+// before the run counts as finished. Panics, the hooks and the decorator
+// are in run_panic_test.go and run_hooks_test.go.
 //
 // Everything timed runs on a manual clock; tasks that must be running block
 // on a gate.
