@@ -59,7 +59,7 @@ func TestAwaitIdleWaitsForLeaderToRearm(t *testing.T) {
 // being woken and re-locking the queue.
 type heldStopClock struct {
 	*schedulertest.ManualClock
-	mu   sync.Mutex
+	mu   sync.Mutex    // guards gate
 	gate chan struct{} // non-nil while armed; the next Stop waits on it
 }
 
