@@ -28,7 +28,7 @@ func (e suiteEvent) String() string { return fmt.Sprintf("%v %s", e.at, e.what) 
 // suiteLog records events from any goroutine, stamped with the virtual time.
 type suiteLog struct {
 	c      suiteClock
-	mu     sync.Mutex
+	mu     sync.Mutex // guards events
 	events []suiteEvent
 }
 

@@ -117,7 +117,7 @@ type fzHarness struct {
 	s   *Scheduler
 	ctx context.Context
 
-	mu  sync.Mutex
+	mu  sync.Mutex // guards log
 	log []int
 }
 

@@ -21,7 +21,7 @@ import (
 
 func TestLifeHooksRunAroundEveryRun(t *testing.T) {
 	var (
-		mu        sync.Mutex
+		mu        sync.Mutex // guards the three below
 		events    []string
 		afterErrs = map[string][]error{}
 		hooked    = map[string][]scheduler.ScheduledFuture{}
