@@ -1,0 +1,89 @@
+package pgdriver
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Canceling and reading one task.
+
+// Cancellation is what Cancel did.
+type Cancellation struct {
+	// Removed is true if a task was stored under the ID and is now
+	// removed: no node claims it again, and the ID is free.
+	Removed bool
+	// WasRunning is true if a claim was held on it (a run in flight);
+	// that run's Complete, Fail, Release and Extend find it lost.
+	WasRunning bool
+}
+
+// Cancel removes task id in whatever state (River's JobCancel, the
+// cluster package's Cancel) and says whether there was one and whether a
+// run of it was in flight. A claim racing it either wins first (then
+// WasRunning is true) or finds the task gone. The removal notifies the
+// task's partition ("removed"), unless the task was done. An empty ID is
+// an error wrapping scheduler.ErrInvalidArgument.
+func (s *Store) Cancel(ctx context.Context, id string) (Cancellation, error) {
+	if id == "" {
+		return Cancellation{}, invalid("cancel", "empty task ID")
+	}
+	var state State
+	err := s.pool.QueryRow(ctx, `DELETE FROM stpe_tasks WHERE id = $1 RETURNING state`, id).Scan(&state)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Cancellation{}, nil
+	case err != nil:
+		return Cancellation{}, failed("cancel "+id, err)
+	}
+	return Cancellation{Removed: true, WasRunning: state == Running}, nil
+}
+
+// Get returns task id as stored, or an error wrapping ErrNotFound if no
+// task holds the ID (a done task past its retention is not found).
+func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
+	if id == "" {
+		return StoredTask{}, invalid("get", "empty task ID")
+	}
+	var (
+		t                                           StoredTask
+		token                                       *string
+		leaseExpires, claimedAt, finished, expireAt *time.Time
+	)
+	err := s.pool.QueryRow(ctx, `
+SELECT id, kind, payload, due, max_retries, metadata, partition, state, run_at, attempts, lost_runs,
+    lease_token, lease_expires, claimed_at, last_error, created_at, updated_at, finished_at, expires_at
+FROM stpe_tasks
+WHERE id = $1 AND NOT (state = 'done' AND expires_at <= statement_timestamp())`, id).Scan(
+		&t.ID, &t.Kind, &t.Payload, &t.Due, &t.MaxRetries, &t.Metadata, &t.Partition, &t.State, &t.RunAt,
+		&t.Attempts, &t.LostRuns, &token, &leaseExpires, &claimedAt, &t.LastError, &t.CreatedAt, &t.UpdatedAt,
+		&finished, &expireAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return StoredTask{}, &notFoundError{what: "get " + id}
+	}
+	if err != nil {
+		return StoredTask{}, failed("get "+id, err)
+	}
+	t.LeaseToken = deref(token)
+	t.LeaseExpires, t.ClaimedAt = deref(leaseExpires), deref(claimedAt)
+	t.FinishedAt, t.ExpiresAt = deref(finished), deref(expireAt)
+	return t, nil
+}
+
+// deref is *p, or the zero value for nil (a NULL column).
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// notFoundError is "cluster: what: no such task", wrapping ErrNotFound.
+type notFoundError struct{ what string }
+
+func (e *notFoundError) Error() string { return "cluster: " + e.what + ": no such task" }
+
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
