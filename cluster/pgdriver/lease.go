@@ -19,7 +19,8 @@ type Lease struct {
 
 // Extend pushes back, to the database's now plus lease, the lease of each
 // of held that its token still holds, in one statement, and returns the
-// IDs whose lease is lost (reaped, canceled or claimed by another token).
+// IDs whose lease is lost (reaped, canceled or claimed by another token),
+// one for each element of held whose token does not hold its task.
 // An expired lease not yet reaped is renewed, as in the Redis store. The
 // rows are locked in ID order, so two calls never deadlock.
 func (s *Store) Extend(ctx context.Context, held []Lease, lease time.Duration) (lost []string, err error) {
@@ -46,20 +47,20 @@ WITH held AS (
 )
 UPDATE stpe_tasks t SET lease_expires = statement_timestamp() + $3::bigint * interval '1 microsecond'
 FROM held WHERE t.id = held.id
-RETURNING t.id`, ids, tokens, micros(lease))
+RETURNING t.id, t.lease_token`, ids, tokens, micros(lease))
 	if err != nil {
 		return nil, failed("extend", err)
 	}
-	renewed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	renewed, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Lease])
 	if err != nil {
 		return nil, failed("extend", err)
 	}
-	kept := make(map[string]bool, len(renewed))
-	for _, id := range renewed {
-		kept[id] = true
+	kept := make(map[Lease]bool, len(renewed))
+	for _, l := range renewed {
+		kept[l] = true
 	}
 	for _, h := range held {
-		if !kept[h.ID] {
+		if !kept[h] {
 			lost = append(lost, h.ID)
 		}
 	}
