@@ -138,7 +138,7 @@ WITH due AS (
     FOR UPDATE SKIP LOCKED
 )
 UPDATE stpe_tasks t SET `+claimSet+`
-FROM due WHERE t.id = due.id
+FROM due WHERE t.id = due.id AND t.state = 'pending'
 RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3"})
 
 // ClaimDue claims up to p.Limit due tasks of p.Partitions, oldest run
