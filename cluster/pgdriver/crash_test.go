@@ -19,7 +19,7 @@ import (
 func TestServerCrashKeepsCommittedState(t *testing.T) {
 	ctx := context.Background()
 	srv := pgtest.Start(t)
-	pool := pgtest.NewPool(t, srv.Database(t))
+	pool := pgtest.NewPool(t, pgtest.DatabaseOn(t, srv))
 	if _, err := pgdriver.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}

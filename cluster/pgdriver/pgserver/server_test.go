@@ -1,4 +1,4 @@
-package pgtest_test
+package pgserver_test
 
 import (
 	"context"
@@ -8,32 +8,13 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
+	"github.com/go-stpe/scheduler/cluster/pgdriver/pgserver"
 	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
 )
 
-// TestDatabasesAreFreshAndApart: two databases of the shared server do not
-// see each other's tables, and each starts empty.
-func TestDatabasesAreFreshAndApart(t *testing.T) {
-	ctx := context.Background()
-	a := pgtest.Pool(t)
-	b := pgtest.Pool(t)
-	if _, err := a.Exec(ctx, "CREATE TABLE only_in_a (x int)"); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := b.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'only_in_a'").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Fatalf("database b sees a's table (%d)", n)
-	}
-	var user string
-	if err := a.QueryRow(ctx, "SELECT current_user").Scan(&user); err != nil {
-		t.Fatal(err)
-	}
-	if user != "postgres" {
-		t.Fatalf("current_user = %q, want postgres", user)
-	}
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(pgtest.Main(m))
 }
 
 // TestKillRestartKeepsCommittedRows: a row committed before kill -9
@@ -43,7 +24,7 @@ func TestKillRestartKeepsCommittedRows(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := pgtest.Start(t)
-	url := s.Database(t)
+	url := pgtest.DatabaseOn(t, s)
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +52,28 @@ func TestKillRestartKeepsCommittedRows(t *testing.T) {
 	if x != 42 {
 		t.Fatalf("x = %d after the restart, want 42", x)
 	}
-	dir := s.Dir
-	_ = c.Close(ctx)
-	// The database's drop runs at cleanup, after this; Stop is idempotent.
-	if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
+}
+
+// TestStopRemovesTheDirectory: Stop ends the server and removes its
+// directory; a second Stop does nothing.
+func TestStopRemovesTheDirectory(t *testing.T) {
+	s, err := pgserver.Launch(pgtest.SkipOrFail(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "data", "PG_VERSION")); err != nil {
 		t.Fatalf("data directory: %v", err)
+	}
+	s.Stop()
+	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
+		t.Fatalf("directory after Stop: %v, want it gone", err)
+	}
+	s.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if c, err := pgx.Connect(ctx, s.URL("postgres")); err == nil {
+		_ = c.Close(ctx)
+		t.Fatal("the server still accepts connections after Stop")
 	}
 }
 

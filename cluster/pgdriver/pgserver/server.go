@@ -1,16 +1,14 @@
-// Package pgtest starts a real PostgreSQL server for the Postgres driver's
-// tests: initdb into a temporary directory, postgres on a free loopback
-// port, a fresh database per test, and everything stopped and removed at
-// the end. It is the one place the tests get Postgres from; there is no
-// mock. It is the counterpart of the cluster module's redistest.
+// Package pgserver runs a throwaway PostgreSQL server for the Postgres
+// driver's tests (internal/pgtest) and benchmarks: initdb into a new
+// temporary directory, postgres on a free loopback port with fsync off,
+// the superuser postgres trusted, and Stop removes it all. Kill and
+// Restart crash it (kill -9) and bring it back on the same port and data.
 //
 // The binaries are looked up on PATH, then in /usr/lib/postgresql/*/bin
-// (Debian's layout, newest version first). Without them, the tests skip
-// and say how to install them, unless SCHEDULER_REQUIRE_POSTGRES=1 (set by
-// CI), where they fail. Postgres refuses to run as root: when the tests
-// run as root, initdb and postgres run as the user postgres, which
-// Debian's package creates.
-package pgtest
+// (Debian's layout, newest version first); apt-get install -y postgresql
+// brings them. Postgres refuses to run as root: run as root, initdb and
+// postgres run as the user postgres, which Debian's package creates.
+package pgserver
 
 import (
 	"context"
@@ -30,19 +28,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// RequireEnv is the variable that turns missing Postgres binaries from a
-// skip into a failure.
-const RequireEnv = "SCHEDULER_REQUIRE_POSTGRES"
-
-// InstallHint says how to get the binaries.
+// InstallHint says how to get the binaries, for a caller that finds none.
 const InstallHint = "PostgreSQL binaries (initdb, postgres) not found on PATH or in /usr/lib/postgresql/*/bin; install them: apt-get install -y postgresql"
 
 // readyTimeout is how long Launch and Restart wait for the server to
 // accept connections.
 const readyTimeout = 30 * time.Second
 
-// Server is one postgres process started for tests, with its own data
-// directory, and the superuser postgres trusted on loopback.
+// Server is one postgres process with its own data directory, and the
+// superuser postgres trusted on loopback.
 type Server struct {
 	// Port is the loopback TCP port the server listens on.
 	Port int
@@ -87,33 +81,15 @@ func versionOf(binDir string) int {
 	return v
 }
 
-// SkipOrFail skips tb (or fails it under SCHEDULER_REQUIRE_POSTGRES=1)
-// when the binaries are missing, and returns their directory otherwise.
-func SkipOrFail(tb interface {
-	Helper()
-	Fatal(...any)
-	Skip(...any)
-}) string {
-	tb.Helper()
-	if d := BinDir(); d != "" {
-		return d
-	}
-	if os.Getenv(RequireEnv) == "1" {
-		tb.Fatal(InstallHint + " (" + RequireEnv + "=1 forbids skipping)")
-	}
-	tb.Skip(InstallHint)
-	return ""
-}
-
 // Launch runs initdb into a new temporary directory and starts postgres
 // from binDir on a free loopback port, with fsync off and small buffers
 // (commits still reach the operating system before they are acknowledged,
 // so they survive a kill -9 of the server),
 // and waits until it accepts connections. The caller must call Stop.
 func Launch(binDir string) (*Server, error) {
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp("", "pgserver-")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: make the directory: %w", err)
+		return nil, fmt.Errorf("pgserver: make the directory: %w", err)
 	}
 	s := &Server{Dir: dir, binDir: binDir}
 	if err := s.init(); err != nil {
@@ -141,14 +117,14 @@ func (s *Server) init() error {
 		}
 		s.cred = cred
 		if err := os.Chown(s.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgtest: hand the directory to postgres: %w", err)
+			return fmt.Errorf("pgserver: hand the directory to postgres: %w", err)
 		}
 	}
 	cmd := exec.Command(filepath.Join(s.binDir, "initdb"), "-D", s.dataDir(), "-U", "postgres",
 		"--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgtest: initdb: %w: %s", err, out)
+		return fmt.Errorf("pgserver: initdb: %w: %s", err, out)
 	}
 	return nil
 }
@@ -158,15 +134,15 @@ func (s *Server) init() error {
 func postgresCredential() (*syscall.Credential, error) {
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root, and postgres refuses root: no user postgres to run it as (apt-get install -y postgresql creates it): %w", err)
+		return nil, fmt.Errorf("pgserver: running as root, and postgres refuses root: no user postgres to run it as (apt-get install -y postgresql creates it): %w", err)
 	}
 	uid, err := strconv.ParseUint(u.Uid, 10, 32)
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: user postgres: uid %q: %w", u.Uid, err)
+		return nil, fmt.Errorf("pgserver: user postgres: uid %q: %w", u.Uid, err)
 	}
 	gid, err := strconv.ParseUint(u.Gid, 10, 32)
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: user postgres: gid %q: %w", u.Gid, err)
+		return nil, fmt.Errorf("pgserver: user postgres: gid %q: %w", u.Gid, err)
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
@@ -178,7 +154,7 @@ func (s *Server) logFile() string { return filepath.Join(s.Dir, "postgres.log") 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("pgtest: find a free port: %w", err)
+		return 0, fmt.Errorf("pgserver: find a free port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
@@ -189,7 +165,7 @@ func freePort() (int, error) {
 func (s *Server) start() error {
 	log, err := os.OpenFile(s.logFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("pgtest: open the log: %w", err)
+		return fmt.Errorf("pgserver: open the log: %w", err)
 	}
 	defer log.Close()
 	cmd := exec.Command(filepath.Join(s.binDir, "postgres"), "-D", s.dataDir(),
@@ -200,7 +176,7 @@ func (s *Server) start() error {
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("pgtest: start postgres: %w", err)
+		return fmt.Errorf("pgserver: start postgres: %w", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -235,11 +211,11 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 		select {
 		case <-exited:
 			log, _ := os.ReadFile(s.logFile())
-			return fmt.Errorf("pgtest: postgres exited before accepting connections: %s", log)
+			return fmt.Errorf("pgserver: postgres exited before accepting connections: %s", log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pgtest: postgres on port %d did not accept connections: %w", s.Port, err)
+			return fmt.Errorf("pgserver: postgres on port %d did not accept connections: %w", s.Port, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -249,6 +225,31 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 // superuser postgres.
 func (s *Server) URL(database string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.Port, database)
+}
+
+// CreateDatabase creates database name on the server.
+func (s *Server) CreateDatabase(name string) error {
+	return s.admin("CREATE DATABASE " + pgx.Identifier{name}.Sanitize())
+}
+
+// DropDatabase drops database name, ending its connections.
+func (s *Server) DropDatabase(name string) error {
+	return s.admin("DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)")
+}
+
+// admin runs sql on a connection of its own to the postgres database.
+func (s *Server) admin(sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		return fmt.Errorf("pgserver: %s: %w", sql, err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("pgserver: %s: %w", sql, err)
+	}
+	return nil
 }
 
 // Kill stops the server and all its backends with SIGKILL, as a crash

@@ -1,29 +1,53 @@
+// Package pgtest gives the Postgres driver's tests a real PostgreSQL
+// (pgserver): one server per test package, started by the first test that
+// needs it and stopped by Main after the last, a fresh database per test,
+// and a server of its own for a test that kills it. It is the one place
+// the tests get Postgres from; there is no mock. It is the counterpart of
+// the cluster module's redistest.
+//
+// Without the binaries, the tests skip and say how to install them
+// (apt-get install -y postgresql), unless SCHEDULER_REQUIRE_POSTGRES=1
+// (set by CI), where they fail.
 package pgtest
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/go-stpe/scheduler/cluster/pgdriver/pgserver"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// One server per test package, started by the first test that asks for
-// a database and stopped by Main after the last: a fresh database per
-// test keeps the tests apart at a fraction of a server's start.
+// RequireEnv is the variable that turns missing Postgres binaries from a
+// skip into a failure.
+const RequireEnv = "SCHEDULER_REQUIRE_POSTGRES"
 
 var shared struct {
 	mu     sync.Mutex // guards server and err
-	server *Server
+	server *pgserver.Server
 	err    error // why the server could not start; every later test fails with it
 }
 
 // dbSeq numbers the databases made by Database.
 var dbSeq atomic.Int64
+
+// SkipOrFail skips tb (or fails it under SCHEDULER_REQUIRE_POSTGRES=1)
+// when the binaries are missing, and returns their directory otherwise.
+func SkipOrFail(tb testing.TB) string {
+	tb.Helper()
+	if d := pgserver.BinDir(); d != "" {
+		return d
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		tb.Fatal(pgserver.InstallHint + " (" + RequireEnv + "=1 forbids skipping)")
+	}
+	tb.Skip(pgserver.InstallHint)
+	return ""
+}
 
 // Main runs the tests of m and then stops the package's shared server,
 // removing its directory. It fits goleak.VerifyTestMain:
@@ -45,14 +69,13 @@ func (r mainRunner) Run() int {
 }
 
 // Shared returns the package's shared server, starting it on first use.
-// It skips or fails tb (SkipOrFail) without the binaries.
-func Shared(tb testing.TB) *Server {
+func Shared(tb testing.TB) *pgserver.Server {
 	tb.Helper()
 	bin := SkipOrFail(tb)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.server == nil && shared.err == nil {
-		shared.server, shared.err = Launch(bin)
+		shared.server, shared.err = pgserver.Launch(bin)
 	}
 	if shared.err != nil {
 		tb.Fatal(shared.err)
@@ -62,9 +85,9 @@ func Shared(tb testing.TB) *Server {
 
 // Start starts a server of tb's own, stopped when tb ends: for a test
 // that kills and restarts it.
-func Start(tb testing.TB) *Server {
+func Start(tb testing.TB) *pgserver.Server {
 	tb.Helper()
-	s, err := Launch(SkipOrFail(tb))
+	s, err := pgserver.Launch(SkipOrFail(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,44 +96,26 @@ func Start(tb testing.TB) *Server {
 }
 
 // Database makes a fresh database on the shared server for tb, dropped
-// (with its connections ended) when tb ends, and returns its URL.
+// (its connections ended) when tb ends, and returns its URL.
 func Database(tb testing.TB) string {
 	tb.Helper()
-	return Shared(tb).Database(tb)
+	return DatabaseOn(tb, Shared(tb))
 }
 
-// Database makes a fresh database on s for tb, dropped when tb ends, and
-// returns its URL.
-func (s *Server) Database(tb testing.TB) string {
+// DatabaseOn makes a fresh database on s for tb, dropped when tb ends,
+// and returns its URL.
+func DatabaseOn(tb testing.TB, s *pgserver.Server) string {
 	tb.Helper()
 	name := fmt.Sprintf("test_%d", dbSeq.Add(1))
-	if err := s.admin(func(ctx context.Context, c *pgx.Conn) error {
-		_, err := c.Exec(ctx, "CREATE DATABASE "+name)
-		return err
-	}); err != nil {
-		tb.Fatalf("pgtest: create database %s: %v", name, err)
+	if err := s.CreateDatabase(name); err != nil {
+		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
-		if err := s.admin(func(ctx context.Context, c *pgx.Conn) error {
-			_, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			return err
-		}); err != nil {
-			tb.Errorf("pgtest: drop database %s: %v", name, err)
+		if err := s.DropDatabase(name); err != nil {
+			tb.Error(err)
 		}
 	})
 	return s.URL(name)
-}
-
-// admin runs f on a connection to the server's postgres database.
-func (s *Server) admin(f func(context.Context, *pgx.Conn) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(ctx, s.URL("postgres"))
-	if err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	return f(ctx, c)
 }
 
 // Pool makes a fresh database on the shared server for tb and returns a
