@@ -38,7 +38,9 @@ func (l *latencies) String() string {
 	if len(s) == 0 {
 		return "no job started"
 	}
-	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))].Round(100 * time.Microsecond) }
+	at := func(q float64) time.Duration {
+		return s[min(len(s)-1, int(q*float64(len(s))))].Round(100 * time.Microsecond)
+	}
 	return fmt.Sprintf("%d jobs: p50 %v, p90 %v, p99 %v, max %v", len(s), at(0.5), at(0.9), at(0.99), s[len(s)-1].Round(100*time.Microsecond))
 }
 
