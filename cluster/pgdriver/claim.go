@@ -124,22 +124,37 @@ type ClaimDueParams struct {
 	OverdueBy time.Duration
 }
 
-// claimMany is ClaimDue's statement: $1 partitions (NULL for all), $2
-// token, $3 lease (µs), $4 limit, $5 overdue by (µs).
-var claimMany = named(`
+// claimManySQL is ClaimDue's statement, for all partitions or (some)
+// those of $1: $2 token, $3 lease (µs), $4 limit, $5 overdue by (µs), $6
+// the paused kinds. The paused kinds come as a parameter for the scan, so
+// that the planner reads the due index in order and stops at the limit
+// (a join with stpe_paused_kinds, whose size it cannot know, makes it
+// sort every due task first); the UPDATE checks the table again, so a
+// kind paused before the statement began is never claimed.
+func claimManySQL(some bool) string {
+	where := "AND $1::integer[] IS NULL" // all: $1 is NULL, named so that its type is known
+	if some {
+		where = "AND t.partition = ANY($1::integer[])"
+	}
+	return named(`
 WITH due AS (
     SELECT t.id FROM stpe_tasks t
-    WHERE t.state = 'pending'
-      AND ($1::integer[] IS NULL OR t.partition = ANY($1::integer[]))
+    WHERE t.state = 'pending' `+where+`
       AND t.run_at <= statement_timestamp() - $5::bigint * interval '1 microsecond'
-      AND `+notPaused+`
+      AND t.kind <> ALL ($6::text[])
     ORDER BY t.run_at
     LIMIT $4
     FOR UPDATE SKIP LOCKED
 )
 UPDATE stpe_tasks t SET `+claimSet+`
-FROM due WHERE t.id = due.id AND t.state = 'pending'
+FROM due WHERE t.id = due.id AND t.state = 'pending' AND `+notPaused+`
 RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3"})
+}
+
+var (
+	claimManyAll  = claimManySQL(false)
+	claimManySome = claimManySQL(true)
+)
 
 // ClaimDue claims up to p.Limit due tasks of p.Partitions, oldest run
 // time first, skipping the rows other claimers hold locked (FOR UPDATE
@@ -155,7 +170,15 @@ func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]Claim, error)
 	if err := s.validPartitions("claim due", p.Partitions); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, claimMany, partitionsArg(p.Partitions), p.Token, micros(p.Lease), p.Limit, micros(p.OverdueBy))
+	paused, err := s.pausedKinds(ctx)
+	if err != nil {
+		return nil, failed("claim due", err)
+	}
+	sql := claimManyAll
+	if p.Partitions != nil {
+		sql = claimManySome
+	}
+	rows, err := s.pool.Query(ctx, sql, partitionsArg(p.Partitions), p.Token, micros(p.Lease), p.Limit, micros(p.OverdueBy), paused)
 	if err != nil {
 		return nil, failed("claim due", err)
 	}

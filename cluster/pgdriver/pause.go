@@ -44,3 +44,11 @@ func (s *Store) Paused(ctx context.Context, kind string) (bool, error) {
 	}
 	return paused, nil
 }
+
+// pausedKinds lists the paused kinds, for the statements that scan many
+// pending tasks (claimManySQL, LoadWindow).
+func (s *Store) pausedKinds(ctx context.Context) ([]string, error) {
+	var kinds []string
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(array_agg(kind), '{}') FROM stpe_paused_kinds`).Scan(&kinds)
+	return kinds, err
+}

@@ -19,9 +19,30 @@ type PendingTask struct {
 	RunAt time.Time
 }
 
+// loadWindowSQL is LoadWindow's statement, for all partitions or (some)
+// those of $1: $2 until, $3 limit, $4 the paused kinds (a parameter, as
+// in claimManySQL, so that the planner reads the due index in order).
+func loadWindowSQL(some bool) string {
+	where := "AND $1::integer[] IS NULL" // all: $1 is NULL, named so that its type is known
+	if some {
+		where = "AND t.partition = ANY($1::integer[])"
+	}
+	return `
+SELECT t.id, t.kind, t.partition, t.run_at FROM stpe_tasks t
+WHERE t.state = 'pending' AND t.run_at <= $2 ` + where + `
+  AND t.kind <> ALL ($4::text[])
+ORDER BY t.run_at
+LIMIT $3`
+}
+
+var (
+	loadWindowAll  = loadWindowSQL(false)
+	loadWindowSome = loadWindowSQL(true)
+)
+
 // LoadWindow returns up to limit pending tasks of partitions (all if nil)
 // to run at or before until, earliest first, but none of a paused kind.
-// It reads the partial index of pending tasks by partition and run time.
+// It reads the partial indexes of pending tasks by run time.
 func (s *Store) LoadWindow(ctx context.Context, partitions []int, until time.Time, limit int) ([]PendingTask, error) {
 	if limit < 1 {
 		return nil, invalid("load window", "limit %d < 1", limit)
@@ -32,13 +53,15 @@ func (s *Store) LoadWindow(ctx context.Context, partitions []int, until time.Tim
 	if err := s.validPartitions("load window", partitions); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `
-SELECT t.id, t.kind, t.partition, t.run_at FROM stpe_tasks t
-WHERE t.state = 'pending' AND t.run_at <= $2
-  AND ($1::integer[] IS NULL OR t.partition = ANY($1::integer[]))
-  AND `+notPaused+`
-ORDER BY t.run_at, t.id
-LIMIT $3`, partitionsArg(partitions), toTime(until), limit)
+	paused, err := s.pausedKinds(ctx)
+	if err != nil {
+		return nil, failed("load window", err)
+	}
+	sql := loadWindowAll
+	if partitions != nil {
+		sql = loadWindowSome
+	}
+	rows, err := s.pool.Query(ctx, sql, partitionsArg(partitions), toTime(until), limit, paused)
 	if err != nil {
 		return nil, failed("load window", err)
 	}

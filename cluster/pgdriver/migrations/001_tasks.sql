@@ -25,7 +25,10 @@ CREATE TABLE stpe_tasks (
     CHECK ((state = 'running') = (lease_token IS NOT NULL AND lease_expires IS NOT NULL))
 );
 
--- A claim and a window load: the pending tasks of a partition by run_at.
+-- A claim and a window load: the pending tasks by run_at, in order (a
+-- batch claim reads them oldest first and stops at its limit), and by
+-- partition and run_at (the window of a node that owns few partitions).
+CREATE INDEX stpe_tasks_due ON stpe_tasks (run_at) WHERE state = 'pending';
 CREATE INDEX stpe_tasks_pending ON stpe_tasks (partition, run_at) WHERE state = 'pending';
 -- The reaper: the running tasks by lease expiry.
 CREATE INDEX stpe_tasks_leases ON stpe_tasks (lease_expires) WHERE state = 'running';
