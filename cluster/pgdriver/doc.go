@@ -53,10 +53,11 @@
 //     lost_runs, lease_token, lease_expires and claimed_at (while
 //     running), last_error, metadata, created_at, updated_at, finished_at
 //     (done or dead) and expires_at (done: the end of its retention).
-//     Partial indexes serve the claim and the window (partition, run_at
-//     of the pending tasks), the reaper (lease_expires of the running
-//     ones) and retention (expires_at of the done ones); one more serves
-//     listing by kind and state. Three triggers send the notices.
+//     Partial indexes serve the claims and the window (run_at, and
+//     partition with run_at, of the pending tasks), the reaper
+//     (lease_expires of the running ones) and retention (expires_at of
+//     the done ones); one more serves listing by kind and state. Three
+//     triggers send the notices.
 //   - stpe_paused_kinds, the paused kinds (kind, paused_at).
 //   - stpe_members, a row per started node (id, host, pid, version,
 //     kinds, claims, stopping, started_at, heartbeat_at, expires_at).

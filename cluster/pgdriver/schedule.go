@@ -42,7 +42,7 @@ const scheduleTries = 8
 // kind, an ID over 512 bytes, a zero due time, negative retries) is an
 // error wrapping scheduler.ErrInvalidArgument, and nothing is stored.
 func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error) {
-	if err := validTask(task); err != nil {
+	if err := s.validTask(task); err != nil {
 		return "", err
 	}
 	r, err := s.schedule(ctx, s.pool, task)
@@ -62,7 +62,7 @@ func (s *Store) ScheduleTx(ctx context.Context, tx pgx.Tx, task Task) (ScheduleR
 	if tx == nil {
 		return "", invalid("schedule "+task.Kind, "nil transaction")
 	}
-	if err := validTask(task); err != nil {
+	if err := s.validTask(task); err != nil {
 		return "", err
 	}
 	r, err := s.schedule(ctx, tx, task)
@@ -96,7 +96,7 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 	dues := make([]time.Time, n)
 	parts, maxr := make([]int32, n), make([]int32, n)
 	for i, t := range tasks {
-		if err := validTask(t); err != nil {
+		if err := s.validTask(t); err != nil {
 			return nil, fmt.Errorf("task %d: %w", i, err)
 		}
 		ids[i], kinds[i], metas[i] = t.ID, t.Kind, t.Metadata
@@ -139,8 +139,9 @@ RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas)
 	return res, nil
 }
 
-// validTask checks what Schedule takes.
-func validTask(t Task) error {
+// validTask checks what Schedule takes, and the partition
+// Options.PartitionOf gives the task.
+func (s *Store) validTask(t Task) error {
 	what := "schedule " + t.Kind
 	switch {
 	case t.ID == "":
@@ -153,6 +154,9 @@ func validTask(t Task) error {
 		return invalid(what, "zero due time")
 	case t.MaxRetries < 0:
 		return invalid(what, "max retries %d < 0", t.MaxRetries)
+	}
+	if p := s.PartitionOf(t.ID); p < 0 || p >= s.partitions {
+		return invalid(what, "Options.PartitionOf put %q in partition %d, out of [0, %d)", t.ID, p, s.partitions)
 	}
 	return nil
 }
@@ -173,11 +177,12 @@ func payloadOf(t Task) []byte {
 func (s *Store) schedule(ctx context.Context, q querier, t Task) (ScheduleResult, error) {
 	due := toTime(t.Due)
 	payload := payloadOf(t)
+	part := s.PartitionOf(t.ID)
 	for range scheduleTries {
 		tag, err := q.Exec(ctx, `
 INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata)
 VALUES ($1, $2, $3, $4, 'pending', $5, $5, $6, $7)
-ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, s.PartitionOf(t.ID), due, t.MaxRetries, t.Metadata)
+ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.Metadata)
 		if err != nil {
 			return "", err
 		}
