@@ -100,3 +100,28 @@ func makeDue(t *testing.T, pool *pgxpool.Pool, id string) {
 	t.Helper()
 	exec(t, pool, `UPDATE stpe_tasks SET run_at = statement_timestamp() - interval '1 second' WHERE id = $1`, id)
 }
+
+// scheduleTx schedules id in a transaction, calls inTx (if not nil)
+// before its end, and commits or rolls it back.
+func scheduleTx(t *testing.T, s *pgdriver.Store, pool *pgxpool.Pool, id string, commit bool, inTx func()) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.ScheduleTx(ctx, tx, dueTask(id)); err != nil || r != pgdriver.Created {
+		t.Fatalf("ScheduleTx(%s) = %q, %v", id, r, err)
+	}
+	if inTx != nil {
+		inTx()
+	}
+	if commit {
+		err = tx.Commit(ctx)
+	} else {
+		err = tx.Rollback(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // eventWait bounds each wait for an event.
@@ -144,7 +143,7 @@ func TestScheduleTxNotifiesOnCommitOnly(t *testing.T) {
 	s, pool := newStore(t)
 	ids, _ := idsIn(s, 5, 4)
 	_, events := listen(t, s, 5)
-	scheduleTx(t, s, pool, ids[0], false)
+	scheduleTx(t, s, pool, ids[0], false, nil)
 	mustSchedule(t, s, dueTask(ids[1]))
 	if n := nextNotice(t, events); n.ID != ids[1] {
 		t.Fatalf("notice %+v, want %s (nothing for the rolled back %s)", n, ids[1], ids[0])
@@ -166,27 +165,6 @@ func TestScheduleTxNotifiesOnCommitOnly(t *testing.T) {
 	}
 	if n := nextNotice(t, events); n.ID != ids[2] || n.State != "pending" {
 		t.Fatalf("notice %+v, want pending %s on its commit", n, ids[2])
-	}
-}
-
-// scheduleTx schedules id in a transaction that commits or rolls back.
-func scheduleTx(t *testing.T, s *pgdriver.Store, pool *pgxpool.Pool, id string, commit bool) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ScheduleTx(ctx, tx, dueTask(id)); err != nil {
-		t.Fatal(err)
-	}
-	if commit {
-		err = tx.Commit(ctx)
-	} else {
-		err = tx.Rollback(ctx)
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -91,25 +91,12 @@ func TestScheduleTxStoresOnlyOnCommit(t *testing.T) {
 		if commit {
 			id = "committed"
 		}
-		tx, err := pool.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, err := s.ScheduleTx(ctx, tx, dueTask(id)); err != nil || r != pgdriver.Created {
-			t.Fatalf("ScheduleTx(%s) = %q, %v", id, r, err)
-		}
-		if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
-			t.Fatalf("Get(%s) before the end of its transaction: %v, want ErrNotFound", id, err)
-		}
-		if commit {
-			err = tx.Commit(ctx)
-		} else {
-			err = tx.Rollback(ctx)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.Get(ctx, id)
+		scheduleTx(t, s, pool, id, commit, func() {
+			if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
+				t.Fatalf("Get(%s) before the end of its transaction: %v, want ErrNotFound", id, err)
+			}
+		})
+		_, err := s.Get(ctx, id)
 		if commit && err != nil {
 			t.Fatalf("Get(%s) after commit: %v", id, err)
 		}
