@@ -40,6 +40,9 @@
 //     it: a ScheduleTx's notice goes out when the caller commits, never if
 //     it rolls back. A Listener LISTENs on a set of partitions on a
 //     connection of its own, and reconnects.
+//   - Each node renews its member record with a time to live
+//     (RenewMember), by the database's clock; a periodic task's cursor
+//     (AdvanceCursor) only moves forward.
 //
 // # Tables
 //
