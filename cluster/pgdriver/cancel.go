@@ -30,15 +30,22 @@ func (s *Store) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	if id == "" {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
-	var state State
-	err := s.pool.QueryRow(ctx, `DELETE FROM stpe_tasks WHERE id = $1 RETURNING state`, id).Scan(&state)
+	var (
+		state          State
+		retentionEnded bool
+	)
+	err := s.pool.QueryRow(ctx, `
+DELETE FROM stpe_tasks WHERE id = $1
+RETURNING state, coalesce(state = 'done' AND expires_at <= statement_timestamp(), false)`, id).Scan(&state, &retentionEnded)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Cancellation{}, nil
 	case err != nil:
 		return Cancellation{}, failed("cancel "+id, err)
 	}
-	return Cancellation{Removed: true, WasRunning: state == Running}, nil
+	// A done task past its retention was no longer stored (Get does not
+	// find it); PurgeDone had yet to delete it.
+	return Cancellation{Removed: !retentionEnded, WasRunning: state == Running}, nil
 }
 
 // Get returns task id as stored, or an error wrapping ErrNotFound if no

@@ -105,7 +105,7 @@ UPDATE stpe_tasks t SET `+ended+`, lost_runs = t.lost_runs + 1, last_error = $4,
     state = CASE WHEN expired.dead THEN 'dead' ELSE 'pending' END,
     run_at = CASE WHEN expired.dead THEN t.run_at ELSE statement_timestamp() END,
     finished_at = CASE WHEN expired.dead THEN statement_timestamp() END
-FROM expired WHERE t.id = expired.id
+FROM expired WHERE t.id = expired.id AND t.state = 'running'
 RETURNING t.id, t.kind, expired.dead`, partitionsArg(partitions), limit, maxLost, LeaseExpiredError)
 	if err != nil {
 		return nil, failed("reap", err)

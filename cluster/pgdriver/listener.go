@@ -133,7 +133,7 @@ func (s *Store) Listen(partitions []int, handle func(Event)) (*Listener, error) 
 }
 
 // Set changes the partitions the listener listens on; an EventSubscribed
-// follows once it does.
+// follows once it does (none if the set is the same).
 func (l *Listener) Set(partitions []int) error {
 	if err := l.store.validPartitions("listen", partitions); err != nil {
 		return err

@@ -62,8 +62,11 @@ func TestCompleteKeepsDoneForRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(t, pool, `UPDATE stpe_tasks SET expires_at = statement_timestamp() - interval '1 second' WHERE id LIKE 'old%'`)
-	if n, err := s.PurgeDone(ctx, 10); err != nil || n != expired {
-		t.Fatalf("PurgeDone = %d, %v; want %d", n, err, expired)
+	if c, err := s.Cancel(ctx, "old0"); err != nil || c.Removed {
+		t.Fatalf("Cancel of a done task past its retention = %+v, %v; want nothing removed", c, err)
+	}
+	if n, err := s.PurgeDone(ctx, 10); err != nil || n != expired-1 {
+		t.Fatalf("PurgeDone = %d, %v; want %d", n, err, expired-1)
 	}
 	var left int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM stpe_tasks").Scan(&left); err != nil || left != 2 {

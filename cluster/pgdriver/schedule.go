@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -38,9 +40,10 @@ const scheduleTries = 8
 // Schedule stores task, pending for its due time, unless its ID is taken
 // (River's Insert with a unique ID, asynq's Enqueue with TaskID). A done
 // task whose retention has ended no longer holds its ID: it is replaced.
-// The insert notifies the task's partition. Bad input (an empty ID or
-// kind, an ID over 512 bytes, a zero due time, negative retries) is an
-// error wrapping scheduler.ErrInvalidArgument, and nothing is stored.
+// The insert notifies the task's partition. Bad input (an empty ID, an ID
+// over 512 bytes, a kind empty, over 200 bytes or with white space, a
+// zero due time, negative retries) is an error wrapping
+// scheduler.ErrInvalidArgument, and nothing is stored.
 func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error) {
 	if err := s.validTask(task); err != nil {
 		return "", err
@@ -139,6 +142,11 @@ RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas)
 	return res, nil
 }
 
+// maxKindLen is the longest kind accepted, in bytes, as in the cluster
+// package; with an ID of at most 512 bytes, a notice stays far below
+// Postgres's 8,000 bytes.
+const maxKindLen = 200
+
 // validTask checks what Schedule takes, and the partition
 // Options.PartitionOf gives the task.
 func (s *Store) validTask(t Task) error {
@@ -148,8 +156,8 @@ func (s *Store) validTask(t Task) error {
 		return invalid(what, "empty task ID")
 	case len(t.ID) > maxIDLen:
 		return invalid(what, "task ID of %d bytes exceeds %d", len(t.ID), maxIDLen)
-	case t.Kind == "":
-		return invalid("schedule", "empty kind")
+	case t.Kind == "" || len(t.Kind) > maxKindLen || strings.ContainsFunc(t.Kind, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
+		return invalid("schedule", "kind %q: want 1 to %d bytes without white space", t.Kind, maxKindLen)
 	case t.Due.IsZero():
 		return invalid(what, "zero due time")
 	case t.MaxRetries < 0:

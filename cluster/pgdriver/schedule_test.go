@@ -63,6 +63,8 @@ func TestScheduleRefusesBadInput(t *testing.T) {
 		"empty ID":         withID(ok, ""),
 		"long ID":          withID(ok, strings.Repeat("x", 513)),
 		"empty kind":       withKind(ok, ""),
+		"kind with space":  withKind(ok, "a b"),
+		"long kind":        withKind(ok, strings.Repeat("k", 201)),
 		"zero due":         withDue(ok, time.Time{}),
 		"negative retries": withRetries(ok, -1),
 	}
