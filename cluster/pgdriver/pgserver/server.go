@@ -82,10 +82,12 @@ func versionOf(binDir string) int {
 }
 
 // Launch runs initdb into a new temporary directory and starts postgres
-// from binDir on a free loopback port, with fsync off and small buffers
-// (commits still reach the operating system before they are acknowledged,
-// so they survive a kill -9 of the server),
-// and waits until it accepts connections. The caller must call Stop.
+// from binDir on a free loopback port, with fsync off and small buffers,
+// and waits until it accepts connections. Commits still reach the
+// operating system before they are acknowledged, so they survive a kill
+// -9 of the server (not of the machine). The caller must call Stop. Run
+// as root, the temporary directory's parent ($TMPDIR, else /tmp) must be
+// open to the user postgres.
 func Launch(binDir string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "pgserver-")
 	if err != nil {
