@@ -73,7 +73,7 @@ func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration
 	if err := validClaim("claim "+id, id, token, lease); err != nil {
 		return Claim{}, err
 	}
-	for range scheduleTries {
+	for range raceRounds {
 		c, err := claimedTask(s.pool.QueryRow(ctx, claimOne, id, token, micros(lease)))
 		if err == nil {
 			return c, nil

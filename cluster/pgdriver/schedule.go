@@ -33,9 +33,10 @@ const (
 	Conflict ScheduleResult = "conflict"
 )
 
-// scheduleTries bounds the rounds of a Schedule whose ID is freed and
-// taken again by others between its statements.
-const scheduleTries = 8
+// raceRounds bounds the rounds of an operation whose row others change
+// between its statements (an ID taken and freed again, a task falling
+// due between a claim and its check).
+const raceRounds = 8
 
 // Schedule stores task, pending for its due time, unless its ID is taken
 // (River's Insert with a unique ID, asynq's Enqueue with TaskID). A done
@@ -186,7 +187,7 @@ func (s *Store) schedule(ctx context.Context, q querier, t Task) (ScheduleResult
 	due := toTime(t.Due)
 	payload := payloadOf(t)
 	part := s.PartitionOf(t.ID)
-	for range scheduleTries {
+	for range raceRounds {
 		tag, err := q.Exec(ctx, `
 INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata)
 VALUES ($1, $2, $3, $4, 'pending', $5, $5, $6, $7)
@@ -230,5 +231,5 @@ DELETE FROM stpe_tasks WHERE id = $1 AND state = 'done' AND expires_at <= statem
 			return Exists, nil
 		}
 	}
-	return "", fmt.Errorf("the ID %q was taken and freed again %d times in a row", t.ID, scheduleTries)
+	return "", fmt.Errorf("the ID %q was taken and freed again %d times in a row", t.ID, raceRounds)
 }
