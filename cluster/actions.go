@@ -2,7 +2,8 @@ package cluster
 
 import (
 	"context"
-	"errors"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"time"
 
@@ -19,14 +20,14 @@ import (
 // ErrNotFound is wrapped by the error of an action on an ID that names no
 // stored task (never stored, canceled, deleted, or run to completion).
 // asynq's counterpart is ErrTaskNotFound; River's is ErrNotFound.
-var ErrNotFound = errors.New("cluster: no such task")
+var ErrNotFound = driver.ErrNotFound
 
 // ErrWrongState is wrapped by the error of an action the task's state
 // forbids: running now or rescheduling a task that is not pending,
 // retrying a task that is not dead, deleting one that is neither dead nor
 // done. asynq returns
 // FailedPrecondition for these.
-var ErrWrongState = errors.New("cluster: task in a state that forbids the action")
+var ErrWrongState = driver.ErrWrongState
 
 // actionError is a refused action: "cluster: what: why", wrapping its
 // sentinel.
@@ -51,41 +52,11 @@ func actionResult(what, id, res string) error {
 	}
 }
 
-// luaStoredKind defines stored_kind, which reads the kind of the task of
-// a script on one task (luaPart) and checks that the caller gave that
-// kind's indexes: it returns nil for a missing task, and the caller's
-// script must answer "KIND <kind>" (see withKind) for false.
-const luaStoredKind = `
-local function stored_kind()
-  local kind = redis.call('HGET', TASK, 'kind')
-  if not kind then return nil end
-  if wrong_kind(kind) then return false, kind end
-  return kind
-end
-`
-
 // The scripts of the actions work on the task's partition and are given
 // partition.taskKeys of the kind the caller believes (an action by ID
 // alone names none: the script answers with the stored kind, and withKind
 // runs it again with that one). Each returns "ok", "missing" or the state
 // that forbids the action.
-
-// moveScript sets when a pending task runs next; a task of a paused kind
-// keeps waiting, at its new time. KEYS: taskKeys. ARGV: id, new time (µs,
-// or "now" for Redis's clock), "1" to set the task's due time too,
-// channel.
-var moveScript = redis.NewScript(luaNow + luaPublish + luaPart + luaStoredKind + `
-local kind, stored = stored_kind()
-if kind == nil then return 'missing' end
-if kind == false then return redis.error_reply('KIND ' .. stored) end
-local st = task_state(TASK, INDEX, ARGV[1])
-if st ~= 'pending' then return st end
-local t = ARGV[2]
-if t == 'now' then t = now() end
-if ARGV[3] == '1' then redis.call('HSET', TASK, 'due', t) end
-make_pending(INDEX, ARGV[4], kind, t, ARGV[1])
-return 'ok'
-`)
 
 // RunNow makes a pending task due at once, by Redis's clock (asynq's
 // Inspector.RunTask, River's JobRetry on an available job). The task keeps
@@ -117,7 +88,7 @@ func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error
 	}
 	p := n.st.partOf(id)
 	return n.action(ctx, what, id, func(kind string) *redis.Cmd {
-		return moveScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id, at, set, p.channel())
+		return redisdriver.MoveScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id, at, set, p.Channel())
 	})
 }
 
@@ -134,21 +105,6 @@ func (n *Node) action(ctx context.Context, what, id string, run func(kind string
 	return actionResult(what, id, res)
 }
 
-// retryScript moves a dead task back to pending, due at once by Redis's
-// clock, with its counts of failed and lost runs reset. KEYS: taskKeys.
-// ARGV: id, channel.
-var retryScript = redis.NewScript(luaNow + luaPublish + luaPart + luaStoredKind + `
-local kind, stored = stored_kind()
-if kind == nil then return 'missing' end
-if kind == false then return redis.error_reply('KIND ' .. stored) end
-local st = task_state(TASK, INDEX, ARGV[1])
-if st ~= 'dead' then return st end
-index_rem(INDEX, 'dead', ARGV[1])
-redis.call('HSET', TASK, 'attempt', '0', 'lost', '0')
-make_pending(INDEX, ARGV[2], kind, now(), ARGV[1])
-return 'ok'
-`)
-
 // Retry gives a dead task its retries again and makes it due at once
 // (asynq's Inspector.RunTask on an archived task, River's JobRetry on a
 // discarded job). Its last error stays until its next run. A task that is
@@ -159,22 +115,9 @@ func (n *Node) Retry(ctx context.Context, id string) error {
 	}
 	p := n.st.partOf(id)
 	return n.action(ctx, "retry", id, func(kind string) *redis.Cmd {
-		return retryScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id, p.channel())
+		return redisdriver.RetryScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id, p.Channel())
 	})
 }
-
-// deleteScript removes a dead task or a done record. KEYS: taskKeys. ARGV:
-// id.
-var deleteScript = redis.NewScript(luaPublish + luaPart + luaStoredKind + `
-local kind, stored = stored_kind()
-if kind == nil then return 'missing' end
-if kind == false then return redis.error_reply('KIND ' .. stored) end
-local st = task_state(TASK, INDEX, ARGV[1])
-if st ~= 'dead' and st ~= 'done' then return st end
-index_rem(INDEX, st, ARGV[1])
-redis.call('DEL', TASK)
-return 'ok'
-`)
 
 // Delete removes the record of a dead task or a done record (asynq's
 // Inspector.DeleteTask on an archived or completed task, River's
@@ -186,7 +129,7 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	}
 	p := n.st.partOf(id)
 	return n.action(ctx, "delete", id, func(kind string) *redis.Cmd {
-		return deleteScript.Run(ctx, n.st.rdb, p.taskKeys(kind, id), id)
+		return redisdriver.DeleteScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id)
 	})
 }
 

@@ -283,9 +283,15 @@ func TestCancelRacingAnotherProcessNeverLetsARunStartAfterIt(t *testing.T) {
 			assert.Equal(t, []string{"start"}, led[id], "task %s had completed", id)
 		case c.WasRunning:
 			// Claimed before the cancel: its handler may append its
-			// start before or after the mark, but it runs once.
+			// start before or after the mark, or never start when the
+			// cancel reached the node between its claim and the
+			// handler's call; it runs at most once.
 			kinds["canceled while running"]++
-			assert.ElementsMatch(t, []string{"start", "canceled"}, led[id], "task %s canceled while running", id)
+			if len(led[id]) == 1 {
+				assert.Equal(t, []string{"canceled"}, led[id], "task %s canceled while claimed, before its start", id)
+			} else {
+				assert.ElementsMatch(t, []string{"start", "canceled"}, led[id], "task %s canceled while running", id)
+			}
 		default:
 			kinds["canceled while pending"]++
 			assert.Equal(t, []string{"canceled"}, led[id], "task %s canceled while pending", id)

@@ -67,7 +67,7 @@ const bulkIDChunk = 4096
 // bulkAction is one of the bulk actions.
 type bulkAction struct {
 	name   string  // the single action's name: "retry", "delete", ...
-	op     string  // bulkScript's action, or "" for cancel
+	op     string  // redisdriver.BulkScript's action, or "" for cancel
 	states []State // the states a selection may name
 }
 

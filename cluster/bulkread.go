@@ -46,13 +46,13 @@ func (s store) newScan(ctx context.Context, sel Selection) (*scan, error) {
 	for i, p := range s.parts {
 		sc.from[i] = "-inf"
 		if sel.Kind != "" {
-			sc.sources[i] = []string{p.kindIndex(sel.State, sel.Kind)}
+			sc.sources[i] = []string{p.KindIndex(string(sel.State), sel.Kind)}
 			continue
 		}
-		sc.sources[i] = []string{p.stateSet(sel.State)}
+		sc.sources[i] = []string{p.StateSet(string(sel.State))}
 		if paused != nil {
 			for kind := range paused[i] {
-				sc.sources[i] = append(sc.sources[i], p.kindIndex(Pending, kind))
+				sc.sources[i] = append(sc.sources[i], p.KindIndex(string(Pending), kind))
 			}
 		}
 	}
@@ -72,9 +72,9 @@ func (sc *scan) read(ctx context.Context, parts []partition) (scanBatch, error) 
 	pipe := sc.st.rdb.Pipeline()
 	cmds := make([][]*redis.StringSliceCmd, len(parts))
 	for i, p := range parts {
-		for _, key := range sc.sources[p.index] {
+		for _, key := range sc.sources[p.Index] {
 			cmds[i] = append(cmds[i], pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, ByScore: true,
-				Start: sc.from[p.index], Stop: sc.to, Count: bulkBatch}))
+				Start: sc.from[p.Index], Stop: sc.to, Count: bulkBatch}))
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -86,10 +86,10 @@ func (sc *scan) read(ctx context.Context, parts []partition) (scanBatch, error) 
 		for _, c := range cmds[i] {
 			got := c.Val()
 			ids = append(ids, got...)
-			b.full[p.index] = b.full[p.index] || len(got) == bulkBatch
+			b.full[p.Index] = b.full[p.Index] || len(got) == bulkBatch
 		}
 		if len(ids) > 0 {
-			b.byPart[p.index] = dedupe(ids)
+			b.byPart[p.Index] = dedupe(ids)
 		}
 	}
 	return b, nil
@@ -132,7 +132,7 @@ func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (picked
 	byPart := map[int][]string{}
 	for _, id := range ids {
 		p := s.partOf(id)
-		byPart[p.index] = append(byPart[p.index], id)
+		byPart[p.Index] = append(byPart[p.Index], id)
 	}
 	kinds, err := s.kindsOf(ctx, byPart)
 	if err != nil {
@@ -145,7 +145,7 @@ func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (picked
 		if kind == "" || (sel.Kind != "" && kind != sel.Kind) {
 			continue
 		}
-		scores[id] = pipe.ZScore(ctx, s.partOf(id).kindIndex(sel.State, kind), id)
+		scores[id] = pipe.ZScore(ctx, s.partOf(id).KindIndex(string(sel.State), kind), id)
 	}
 	if len(scores) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -161,7 +161,7 @@ func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (picked
 		if !sel.Before.IsZero() && int64(c.Val()) >= sel.Before.UnixMicro() {
 			continue
 		}
-		pi := s.partOf(id).index
+		pi := s.partOf(id).Index
 		out.byPart[pi] = append(out.byPart[pi], id)
 		out.kinds[id] = kinds[id]
 	}

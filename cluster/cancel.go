@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -40,7 +41,7 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	}
 	var res Cancellation
 	kind := n.knownKind(id)
-	err := n.replicated(ctx, n.st.partOf(id).task(id), func(rdb redis.Scripter) (err error) {
+	err := n.replicated(ctx, n.st.partOf(id).Task(id), func(rdb redis.Scripter) (err error) {
 		res, err = withKind(kind, func(kind string) (Cancellation, error) {
 			return n.st.cancel(ctx, rdb, id, kind, n.cfg.retention, n.cfg.keepDone)
 		})
@@ -69,47 +70,10 @@ func (n *Node) knownKind(id string) string {
 	return ""
 }
 
-// cancelScript removes a task in any state, with its index entries; for a
-// periodic occurrence (kind "@...") it leaves the done marker, so that no
-// node stores the occurrence again. With WithKeepDone the task is kept as
-// a done record whose last run record says canceled (a done record itself
-// is removed). KEYS: the task's keys (partition.taskKeys). ARGV: id,
-// retention (ms), channel, keep age (µs), keep max (0: none kept). Returns
-// {removed, was leased}, each 0 or 1.
-var cancelScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + luaCancel)
-
-// luaCancel is the body of cancelScript, which CancelAll's script runs
-// after its own check of the task's state (bulkcancel.go).
-const luaCancel = `
-local f = redis.call('HMGET', TASK, 'kind', 'sum', 'fin')
-local kind = f[1]
-if kind and wrong_kind(kind) then return redis.error_reply('KIND ' .. kind) end
-local leased = redis.call('ZREM', STATE.running, ARGV[1])
-redis.call('ZREM', STATE.pending, ARGV[1])
-redis.call('ZREM', STATE.dead, ARGV[1])
-if not kind then return {0, leased} end
-for _, st in ipairs({'pending', 'running', 'dead'}) do
-  redis.call('ZREM', INDEX[st], ARGV[1])
-end
-if f[3] then
-  index_rem(INDEX, 'done', ARGV[1])
-  redis.call('DEL', TASK)
-  return {1, 0}
-end
-if string.sub(kind, 1, 1) == '@' then
-  redis.call('SET', MARK, f[2], 'PX', ARGV[2])
-end
-local t = now()
-if tonumber(ARGV[5]) > 0 then add_run(TASK, 'canceled', t, '') end
-keep_done(TASK, ARGV[1], kind, t, ARGV[5])
-publish_canceled(ARGV[3], ARGV[1])
-return {1, leased}
-`
-
 func (s store) cancel(ctx context.Context, rdb redis.Scripter, id, kind string, retention time.Duration, keep keepDone) (Cancellation, error) {
 	p := s.partOf(id)
-	args := append([]any{id, retention.Milliseconds(), p.channel()}, keep.args()...)
-	v, err := cancelScript.Run(ctx, rdb, p.taskKeys(kind, id), args...).Int64Slice()
+	args := append([]any{id, retention.Milliseconds(), p.Channel()}, keep.args()...)
+	v, err := redisdriver.CancelScript.Run(ctx, rdb, p.TaskKeys(kind, id), args...).Int64Slice()
 	if err != nil {
 		return Cancellation{}, err
 	}

@@ -3,10 +3,10 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"strings"
 
 	"github.com/go-stpe/scheduler"
-	"github.com/redis/go-redis/v9"
 )
 
 // Errors: the sentinels callers test with errors.Is, the causes a run's ctx
@@ -18,7 +18,7 @@ import (
 // task (another kind, payload or due time), stored or run within the
 // retention. The stored task is left as it was. asynq's counterpart is
 // ErrTaskIDConflict; Quartz's is ObjectAlreadyExistsException.
-var ErrIDConflict = errors.New("cluster: task ID already used by a different task")
+var ErrIDConflict = driver.ErrIDConflict
 
 // ErrStopped is wrapped by the error of Node.Start on a node already
 // started or stopped; a Node runs once, like a scheduler.Scheduler.
@@ -32,7 +32,7 @@ var ErrStopped = errors.New("cluster: node already started or stopped")
 // WithPartitions, or a layout version this node does not know. Nothing is
 // changed in the keyspace then. River's counterpart is the error of a
 // client whose database schema needs a migration.
-var ErrLayout = errors.New("cluster: keyspace layout mismatch")
+var ErrLayout = driver.ErrLayout
 
 // ErrTaskTimeout is the cause a run's ctx is canceled with when its time
 // limit (WithTaskTimeout) passes, and is wrapped by the error recorded for
@@ -84,7 +84,7 @@ func failed(what string, err error) error {
 // does) or the client is a cluster client, whose failing master the
 // error does not say.
 func (n *Node) failed(what string, err error) error {
-	addr := n.st.addr()
+	addr := n.drv.Addr()
 	if addr != "" && !strings.Contains(err.Error(), addr) {
 		return &failure{what: what, server: addr, err: err}
 	}
@@ -107,16 +107,3 @@ func (e *failure) Error() string {
 }
 
 func (e *failure) Unwrap() error { return e.err }
-
-// addr is the address of the store's Redis server, or "" for a cluster
-// client (or any client that does not say).
-func (s store) addr() string {
-	rdb := s.rdb
-	if o, ok := rdb.(observedRedis); ok {
-		rdb = o.UniversalClient
-	}
-	if c, ok := rdb.(*redis.Client); ok {
-		return c.Options().Addr
-	}
-	return ""
-}

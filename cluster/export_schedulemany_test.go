@@ -4,5 +4,5 @@ package cluster
 // for the tests that name the keys of many tasks.
 func PartitionKeyer(prefix string) func(id, name string) string {
 	st := newStore(nil, prefix, DefaultPartitions)
-	return func(id, name string) string { return st.partOf(id).prefix + ":" + name }
+	return func(id, name string) string { return st.partOf(id).Prefix + ":" + name }
 }

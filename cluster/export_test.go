@@ -4,7 +4,7 @@ package cluster
 // DefaultPartitions ("lease", "pending", "t:" + id ...), for the tests
 // that read Redis directly.
 func PartitionKey(prefix, id, name string) string {
-	return newStore(nil, prefix, DefaultPartitions).partOf(id).prefix + ":" + name
+	return newStore(nil, prefix, DefaultPartitions).partOf(id).Prefix + ":" + name
 }
 
 // SetRunHooks makes n call claimed when it won a claim of a task (before

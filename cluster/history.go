@@ -1,10 +1,9 @@
 package cluster
 
 import (
-	"encoding/json"
-	"fmt"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strings"
-	"time"
 )
 
 // Run history: the scripts that end a run (complete, fail, release, reap,
@@ -15,82 +14,18 @@ import (
 // River's, with the node and the outcome of every run.
 
 // MaxHistory is how many run records a task keeps: the latest ones.
-const MaxHistory = 10
+const MaxHistory = driver.MaxHistory
 
 // maxHistoryError is how many bytes of a failed run's error text a run
 // record keeps (Info.LastError keeps the whole text of the last one).
-const maxHistoryError = 2048
+const maxHistoryError = driver.MaxHistoryError
 
 // RunRecord is one run of a task, as the store recorded it. Times come
 // from Redis's clock.
-type RunRecord struct {
-	// Node is the name of the node that ran it (Node.Name), or "" for a
-	// cancellation of a task that was not running.
-	Node string
-	// Start is when the node claimed the task; End when the run's outcome
-	// was recorded.
-	Start, End time.Time
-	// Outcome says how the run ended: OutcomeSucceeded, OutcomeFailed,
-	// OutcomeTimedOut, OutcomeLost (its lease expired: its node died,
-	// stalled or lost Redis, and the reaper took the task back),
-	// OutcomeHandedBack (Node.Stop gave it back unrun or interrupted), or
-	// OutcomeCanceled (Node.Cancel removed it; kept only with
-	// WithKeepDone, and a task canceled while pending gets a record with
-	// no node and Start equal to End).
-	Outcome Outcome
-	// Error is the text of a failed, timed-out or lost run's error (at
-	// most 2 KiB of it), or "".
-	Error string
-}
+type RunRecord = driver.RunRecord
 
-// luaHistory defines add_run, which appends a record of the run in flight
-// (or of none, for a cancellation of a pending task) to the history of the
-// task stored under key: its node (the owner token without its counter),
-// its start (field "start", set by the claim), t, the outcome and the
-// error text (at most maxHistoryError bytes of it). It keeps the last
-// MaxHistory records, JSON in field "hist".
-var luaHistory = fmt.Sprintf(`
-local function add_run(key, outcome, t, err)
-  local f = redis.call('HMGET', key, 'owner', 'start', 'hist')
-  local node = ''
-  if f[1] then node = string.match(f[1], '^(.*):[^:]*$') or f[1] end
-  local h = {}
-  if f[3] then h = cjson.decode(f[3]) end
-  h[#h + 1] = {n = node, s = f[2] or t, e = t, o = outcome, x = string.sub(err, 1, %d)}
-  while #h > %d do table.remove(h, 1) end
-  redis.call('HSET', key, 'hist', cjson.encode(h))
-end
-`, maxHistoryError, MaxHistory)
-
-// storedRun is a run record as the scripts write it.
-type storedRun struct {
-	Node    string `json:"n"`
-	Start   string `json:"s"`
-	End     string `json:"e"`
-	Outcome string `json:"o"`
-	Error   string `json:"x"`
-}
-
-// parseHistory reads the field "hist" of a task's hash, oldest run first;
-// a field it cannot read gives no history rather than an error, since the
-// task itself is sound.
-func parseHistory(s string) []RunRecord {
-	if s == "" {
-		return nil
-	}
-	var stored []storedRun
-	if err := json.Unmarshal([]byte(s), &stored); err != nil {
-		return nil
-	}
-	out := make([]RunRecord, 0, len(stored))
-	for _, r := range stored {
-		start, _ := parseMicros(r.Start)
-		end, _ := parseMicros(r.End)
-		out = append(out, RunRecord{Node: r.Node, Start: time.UnixMicro(start), End: time.UnixMicro(end),
-			Outcome: Outcome(r.Outcome), Error: r.Error})
-	}
-	return out
-}
+// parseHistory reads the field "hist" of a task's hash, oldest run first.
+func parseHistory(s string) []RunRecord { return redisdriver.ParseHistory(s) }
 
 // ownerNode is the node part of an owner token ("<node>:<counter>").
 func ownerNode(token string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,21 +18,21 @@ import (
 // read-only.
 
 // State is where a stored task is.
-type State string
+type State = driver.State
 
 const (
 	// Pending tasks wait for their due time (or their retry), or for
 	// their kind to be resumed (Node.Pause).
-	Pending State = "pending"
+	Pending = driver.Pending
 	// Running tasks are claimed by a node and held under a lease.
-	Running State = "running"
+	Running = driver.Running
 	// Dead tasks failed past their retry limit, or were lost to faults
 	// past the limit of lost runs; they stay until deleted, retried,
 	// purged or canceled.
-	Dead State = "dead"
+	Dead = driver.Dead
 	// Done records are the tasks that ran to completion or were
 	// canceled, kept only with WithKeepDone.
-	Done State = "done"
+	Done = driver.Done
 )
 
 // validState checks that state is one of the four, for what.
@@ -89,26 +91,6 @@ type Info struct {
 	History []RunRecord
 }
 
-// getScript reads a task and where it is. KEYS: the partition's pending,
-// lease, dead and done sets, its paused set, the task. ARGV: id. Returns
-// {} if there is no such task, else {state, paused (0 or 1), score in the
-// pending set or "", field, value, ...}. A stored task in none of the sets
-// is between two steps of an earlier version's scripts, or pending of a
-// paused kind (in its kind's index only): it is pending.
-var getScript = redis.NewScript(`
-local kind = redis.call('HGET', KEYS[6], 'kind')
-if not kind then return {} end
-local st = 'pending'
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then st = 'running'
-elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then st = 'dead'
-elseif redis.call('ZSCORE', KEYS[4], ARGV[1]) then st = 'done' end
-local next = ''
-if st == 'pending' then next = redis.call('ZSCORE', KEYS[1], ARGV[1]) or '' end
-local out = {st, tostring(redis.call('SISMEMBER', KEYS[5], kind)), next}
-for _, v in ipairs(redis.call('HGETALL', KEYS[6])) do out[#out + 1] = v end
-return out
-`)
-
 // Get reads the stored task id, with its run history; ok is false if there
 // is none (never stored, canceled, or run to completion without
 // WithKeepDone). It is asynq's Inspector.GetTaskInfo and River's JobGet.
@@ -118,8 +100,8 @@ return out
 // second read there.
 func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err error) {
 	p := n.st.partOf(id)
-	keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused(), p.task(id)}
-	vals, err := getScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
+	keys := []string{p.Pending(), p.Lease(), p.Dead(), p.DoneSet(), p.Paused(), p.Task(id)}
+	vals, err := redisdriver.GetScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
 	if err != nil {
 		return Info{}, false, n.failed("get "+id, err)
 	}
@@ -133,7 +115,7 @@ func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err erro
 	info = infoFromHash(id, State(vals[0]), vals[1] == "1", f)
 	next := vals[2]
 	if info.State == Pending && next == "" {
-		score, err := n.st.rdb.ZScore(ctx, p.kindIndex(Pending, info.Kind), id).Result()
+		score, err := n.st.rdb.ZScore(ctx, p.KindIndex(string(Pending), info.Kind), id).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return Info{}, false, n.failed("get "+id, err)
 		}
@@ -198,72 +180,13 @@ type KindCounts struct {
 	Paused bool
 }
 
-// countsScript counts a partition's tasks by state, in total and for
-// each kind given, at one instant. KEYS: the partition's pending, lease,
-// dead and done sets, its paused set, then the four indexes (pending,
-// running, dead, done) of each kind given. ARGV: the kinds. Returns {"ok",
-// {pending, running, dead, done, then for each kind its four counts and
-// 1 if it is paused, else 0}}; or {"paused", kinds} if a paused kind of
-// the partition is not among those given (the pending tasks of a paused
-// kind are only in its index).
-//
-// A state's set holds exactly the tasks of its kinds' indexes (the pending
-// set those of the kinds not paused), so once every task of a state is
-// counted, the indexes of that state of the kinds left are not read: they
-// are empty. A partition whose tasks are all pending reads one index per
-// kind, not four.
-var countsScript = redis.NewScript(luaPausedGiven + `
-local ok, paused = paused_given(KEYS[5], 1, #ARGV)
-if not ok then return {'paused', paused} end
-local is_paused = {}
-for _, kind in ipairs(paused) do is_paused[kind] = true end
-local out = {}
-for s = 1, 4 do out[s] = redis.call('ZCARD', KEYS[s]) end
--- the pending tasks of the paused kinds are in their indexes only
-local paused_count = {}
-for i = 1, #ARGV do
-  if is_paused[ARGV[i]] then
-    paused_count[i] = redis.call('ZCARD', KEYS[5 + 4 * (i - 1) + 1])
-    out[1] = out[1] + paused_count[i]
-  end
-end
-local left = {out[1], out[2], out[3], out[4]}
-for i = 1, #ARGV do
-  local b = 5 + 4 * (i - 1)
-  for s = 1, 4 do
-    local c = 0
-    if s == 1 and paused_count[i] then
-      c = paused_count[i]
-    elseif left[s] > 0 then
-      c = redis.call('ZCARD', KEYS[b + s])
-    end
-    left[s] = left[s] - c
-    out[#out + 1] = c
-  end
-  if is_paused[ARGV[i]] then out[#out + 1] = 1 else out[#out + 1] = 0 end
-end
-return {'ok', out}
-`)
-
-// forgetKindScript drops kind from a partition's set of kinds if the
-// partition has no task of it left and has it not paused. KEYS: the
-// partition's kinds and paused sets, then the kind's four indexes. ARGV:
-// kind.
-var forgetKindScript = redis.NewScript(`
-if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
-for i = 3, 6 do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
-end
-return redis.call('SREM', KEYS[1], ARGV[1])
-`)
-
-// partCounts is what countsScript found in one partition.
+// partCounts is what redisdriver.CountsScript found in one partition.
 type partCounts struct {
 	total Counts
 	kinds map[string]KindCounts
 }
 
-// countParts runs countsScript in every partition, in one round trip (two
+// countParts runs redisdriver.CountsScript in every partition, in one round trip (two
 // when a partition's paused kinds are not those given), for the kinds
 // given for each partition (by index; nil for none) besides the paused
 // ones.
@@ -271,12 +194,12 @@ func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]stri
 	if paused == nil {
 		paused = make([][]string, len(s.parts))
 	}
-	replies, err := pausedCalls(ctx, s.rdb, countsScript, s.parts, paused, func(p partition, paused []string) scriptCall {
-		names := union(paused, kinds[p.index])
-		keys := []string{p.pending(), p.lease(), p.dead(), p.doneSet(), p.paused()}
+	replies, err := pausedCalls(ctx, s.rdb, redisdriver.CountsScript, s.parts, paused, func(p partition, paused []string) scriptCall {
+		names := union(paused, kinds[p.Index])
+		keys := []string{p.Pending(), p.Lease(), p.Dead(), p.DoneSet(), p.Paused()}
 		args := make([]any, len(names))
 		for i, kind := range names {
-			keys = append(keys, p.kindKeys(kind)...)
+			keys = append(keys, p.KindKeys(kind)...)
 			args[i] = kind
 		}
 		return scriptCall{keys: keys, args: args}
@@ -362,8 +285,8 @@ func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
 	kindsCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
 	pausedCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
 	for i, p := range n.st.parts {
-		kindsCmds[i] = pipe.SMembers(ctx, p.kinds())
-		pausedCmds[i] = pipe.SMembers(ctx, p.paused())
+		kindsCmds[i] = pipe.SMembers(ctx, p.Kinds())
+		pausedCmds[i] = pipe.SMembers(ctx, p.Paused())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return Counts{}, nil, n.failed("counts by kind", err)
@@ -414,8 +337,8 @@ type partKind struct {
 func (n *Node) forgetKinds(ctx context.Context, kinds []partKind) {
 	calls := make([]scriptCall, len(kinds))
 	for i, pk := range kinds {
-		keys := append([]string{pk.part.kinds(), pk.part.paused()}, pk.part.kindKeys(pk.kind)...)
+		keys := append([]string{pk.part.Kinds(), pk.part.Paused()}, pk.part.KindKeys(pk.kind)...)
 		calls[i] = scriptCall{keys: keys, args: []any{pk.kind}}
 	}
-	_, _ = evalEach(ctx, n.st.rdb, forgetKindScript, calls)
+	_, _ = evalEach(ctx, n.st.rdb, redisdriver.ForgetKindScript, calls)
 }

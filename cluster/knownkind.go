@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 // actions (RetryAll ...) when their kind is one that no live node handles
 // (prefix:nodekinds), no partition stores or has paused, no periodic task
 // declares ("@" + its name) and this node does not handle either.
-var ErrUnknownKind = errors.New("cluster: unknown kind")
+var ErrUnknownKind = driver.ErrUnknownKind
 
 // checkKnownKind returns nil if kind is known, else an error wrapping
 // ErrUnknownKind for what. It reads, in one pipeline, the kinds of the
@@ -40,7 +41,7 @@ func (n *Node) checkKnownKind(ctx context.Context, what, kind string) error {
 	}
 	stored := make([]*redis.BoolCmd, 0, 2*len(n.st.parts))
 	for _, p := range n.st.parts {
-		stored = append(stored, pipe.SIsMember(ctx, p.kinds(), kind), pipe.SIsMember(ctx, p.paused(), kind))
+		stored = append(stored, pipe.SIsMember(ctx, p.Kinds(), kind), pipe.SIsMember(ctx, p.Paused(), kind))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return n.failed(what, err)

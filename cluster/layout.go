@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -19,46 +20,19 @@ import (
 // such a keyspace until Migrate has moved its tasks. River checks its
 // schema's migration version the same way before it starts.
 
-// layoutVersion is the layout this version writes and reads: tasks in
-// partitions, cluster-wide records under the prefix.
-const layoutVersion = "2"
+// layoutVersion is the layout this version writes and reads.
+const layoutVersion = redisdriver.LayoutVersion
 
 // oldLayout names the keys of the single-slot layout of the versions
-// before partitions, in which every task of a prefix lived under the
-// prefix itself: the sorted sets prefix:pending, prefix:lease (running
-// tasks, by lease expiry), prefix:dead and prefix:done, beside each one
-// index per kind (prefix:k:<state>:<kind>, same scores), the set of kinds
-// with tasks (prefix:kinds), the set of paused kinds (prefix:paused, whose
-// pending tasks sit in their kind's pending index alone), the task hashes
-// (prefix:t:<id>) and the done markers (prefix:done:<id>, kept for the
-// retention). Only Migrate and the layout check read them.
-type oldLayout struct{ prefix string }
-
-func (o oldLayout) stateSet(state State) string {
-	if state == Running {
-		return o.prefix + ":lease"
-	}
-	return o.prefix + ":" + string(state)
-}
-
-func (o oldLayout) kindIndex(state State, kind string) string {
-	return o.prefix + ":k:" + string(state) + ":" + kind
-}
-
-func (o oldLayout) kinds() string         { return o.prefix + ":kinds" }
-func (o oldLayout) paused() string        { return o.prefix + ":paused" }
-func (o oldLayout) taskPrefix() string    { return o.prefix + ":t:" }
-func (o oldLayout) task(id string) string { return o.taskPrefix() + id }
-func (o oldLayout) markPrefix() string    { return o.prefix + ":done:" }
-func (o oldLayout) mark(id string) string { return o.markPrefix() + id }
-func (o oldLayout) indexPrefix() string   { return o.prefix + ":k:" }
+// before partitions (the Redis driver's OldLayout).
+type oldLayout = redisdriver.OldLayout
 
 // states are the four states, in the order a task found in more than one
 // old set is taken to be in (the old scripts' task_state order).
 var states = []State{Running, Dead, Done, Pending}
 
 // layoutKey is the key of the layout record.
-func layoutKey(prefix string) string { return prefix + ":layout" }
+func layoutKey(prefix string) string { return redisdriver.Keys{Prefix: prefix}.Layout() }
 
 // layoutError is a keyspace laid out otherwise than this node expects:
 // "cluster: layout: why", wrapping ErrLayout.
@@ -67,37 +41,6 @@ type layoutError struct{ why string }
 func (e *layoutError) Error() string { return "cluster: layout: " + e.why }
 
 func (e *layoutError) Unwrap() error { return ErrLayout }
-
-// layoutScript checks the layout record and writes it if there is none,
-// unless the keyspace holds tasks in the old single-slot layout.
-// KEYS: the layout record, then the old layout's keys that hold tasks: its
-// pending, lease, dead and done sets and the pending index of each kind it
-// names (a paused kind's pending tasks sit there alone). ARGV: version,
-// partitions. Returns {"ok", ""}, {"created", ""}, {"old", the first old
-// key that holds tasks}, {"stray", that key} if there is a record too (a
-// node of an earlier version wrote into the keyspace after its migration), {"version", the recorded version} or
-// {"partitions", the recorded number}.
-var layoutScript = redis.NewScript(`
-for i = 2, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then
-    if redis.call('EXISTS', KEYS[1]) == 1 then return {'stray', KEYS[i]} end
-    return {'old', KEYS[i]}
-  end
-end
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'version', ARGV[1], 'partitions', ARGV[2])
-  return {'created', ''}
-end
-local v = redis.call('HMGET', KEYS[1], 'version', 'partitions')
-if v[1] ~= ARGV[1] then return {'version', v[1] or ''} end
-if v[2] ~= ARGV[2] then return {'partitions', v[2] or ''} end
-return {'ok', ''}
-`)
-
-func init() {
-	// The observer names every script of the package (observer.go).
-	scriptNames[layoutScript.Hash()] = "layout"
-}
 
 // checkLayout makes sure the keyspace of the prefix is laid out as this
 // store reads it, atomically: it writes the layout record if there is
@@ -108,20 +51,20 @@ func init() {
 // version it does not know. A Redis error is returned wrapped. Node.Start
 // calls it before anything else.
 func (s store) checkLayout(ctx context.Context) error {
-	old := oldLayout{s.prefix}
+	old := oldLayout{Prefix: s.prefix}
 	kinds, err := oldKinds(ctx, s.rdb, old)
 	if err != nil {
 		return failed("check the keyspace layout", err)
 	}
 	keys := []string{layoutKey(s.prefix)}
 	for _, st := range states {
-		keys = append(keys, old.stateSet(st))
+		keys = append(keys, old.StateSet(string(st)))
 	}
 	for _, k := range kinds {
-		keys = append(keys, old.kindIndex(Pending, k))
+		keys = append(keys, old.KindIndex(string(Pending), k))
 	}
 	parts := strconv.Itoa(len(s.parts))
-	res, err := layoutScript.Run(ctx, s.rdb, keys, layoutVersion, parts).StringSlice()
+	res, err := redisdriver.LayoutScript.Run(ctx, s.rdb, keys, layoutVersion, parts).StringSlice()
 	if err != nil {
 		return failed("check the keyspace layout", err)
 	}
@@ -157,8 +100,8 @@ func (s store) checkLayout(ctx context.Context) error {
 // its paused kinds.
 func oldKinds(ctx context.Context, rdb redis.UniversalClient, old oldLayout) ([]string, error) {
 	pipe := rdb.Pipeline()
-	withTasks := pipe.SMembers(ctx, old.kinds())
-	paused := pipe.SMembers(ctx, old.paused())
+	withTasks := pipe.SMembers(ctx, old.Kinds())
+	paused := pipe.SMembers(ctx, old.Paused())
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
 	}

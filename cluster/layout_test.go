@@ -42,25 +42,25 @@ func TestCheckLayoutRefusesAnOldKeyspace(t *testing.T) {
 	rdb := srv.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	o := oldLayout{"{lay}"}
+	o := oldLayout{Prefix: "{lay}"}
 	for _, seed := range []struct {
 		name  string
 		write func()
 	}{
-		{"a pending task", func() { rdb.ZAdd(ctx, o.stateSet(Pending), redis.Z{Score: 1, Member: "a"}) }},
-		{"a running task", func() { rdb.ZAdd(ctx, o.stateSet(Running), redis.Z{Score: 1, Member: "a"}) }},
-		{"a dead task", func() { rdb.ZAdd(ctx, o.stateSet(Dead), redis.Z{Score: 1, Member: "a"}) }},
-		{"a done record", func() { rdb.ZAdd(ctx, o.stateSet(Done), redis.Z{Score: 1, Member: "a"}) }},
+		{"a pending task", func() { rdb.ZAdd(ctx, o.StateSet(string(Pending)), redis.Z{Score: 1, Member: "a"}) }},
+		{"a running task", func() { rdb.ZAdd(ctx, o.StateSet(string(Running)), redis.Z{Score: 1, Member: "a"}) }},
+		{"a dead task", func() { rdb.ZAdd(ctx, o.StateSet(string(Dead)), redis.Z{Score: 1, Member: "a"}) }},
+		{"a done record", func() { rdb.ZAdd(ctx, o.StateSet(string(Done)), redis.Z{Score: 1, Member: "a"}) }},
 		{"a paused kind's pending task", func() {
-			rdb.SAdd(ctx, o.paused(), "report")
-			rdb.ZAdd(ctx, o.kindIndex(Pending, "report"), redis.Z{Score: 1, Member: "a"})
+			rdb.SAdd(ctx, o.Paused(), "report")
+			rdb.ZAdd(ctx, o.KindIndex(string(Pending), "report"), redis.Z{Score: 1, Member: "a"})
 		}},
 	} {
 		t.Run(seed.name, func(t *testing.T) {
 			if err := rdb.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			rdb.HSet(ctx, o.task("a"), "kind", "report")
+			rdb.HSet(ctx, o.Task("a"), "kind", "report")
 			seed.write()
 			err := newStore(rdb, "{lay}", 8).checkLayout(ctx)
 			if !errors.Is(err, ErrLayout) {
@@ -90,9 +90,9 @@ func TestCheckLayoutRefusesAMigratedKeyspaceAnOldNodeWritesInto(t *testing.T) {
 	if err := st.checkLayout(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o := oldLayout{"{lay}"}
-	rdb.HSet(ctx, o.task("late"), "kind", "report")
-	rdb.ZAdd(ctx, o.stateSet(Pending), redis.Z{Score: 1, Member: "late"})
+	o := oldLayout{Prefix: "{lay}"}
+	rdb.HSet(ctx, o.Task("late"), "kind", "report")
+	rdb.ZAdd(ctx, o.StateSet(string(Pending)), redis.Z{Score: 1, Member: "late"})
 	err := st.checkLayout(ctx)
 	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "earlier version still runs") ||
 		!strings.Contains(err.Error(), "stpectl migrate") {
@@ -153,9 +153,9 @@ func TestCheckLayoutOnARedisCluster(t *testing.T) {
 	rdb := c.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	o := oldLayout{"{layc}"}
-	rdb.SAdd(ctx, o.kinds(), "mail")
-	rdb.ZAdd(ctx, o.kindIndex(Pending, "mail"), redis.Z{Score: 1, Member: "a"})
+	o := oldLayout{Prefix: "{layc}"}
+	rdb.SAdd(ctx, o.Kinds(), "mail")
+	rdb.ZAdd(ctx, o.KindIndex(string(Pending), "mail"), redis.Z{Score: 1, Member: "a"})
 	if err := newStore(rdb, "{layc}", 8).checkLayout(ctx); !errors.Is(err, ErrLayout) {
 		t.Fatalf("checkLayout of an old keyspace on a cluster: %v", err)
 	}

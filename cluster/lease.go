@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -83,27 +84,6 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// extendScript pushes back the lease of the tasks an owner still holds
-// in one partition, in the lease set and in each kind's running index.
-// KEYS: the partition's lease set, then for each task its hash and its
-// kind's running index. ARGV: lease (µs), then the tasks' id, token pairs
-// in the same order. Returns the IDs whose lease is lost.
-var extendScript = redis.NewScript(luaNow + `
-local exp = string.format('%.0f', tonumber(now()) + tonumber(ARGV[1]))
-local lost = {}
-for j = 1, (#ARGV - 1) / 2 do
-  local id, tok = ARGV[2 * j], ARGV[2 * j + 1]
-  local key, ix = KEYS[2 * j], KEYS[2 * j + 1]
-  if redis.call('HGET', key, 'owner') == tok and redis.call('ZSCORE', KEYS[1], id) then
-    redis.call('ZADD', KEYS[1], 'XX', exp, id)
-    redis.call('ZADD', ix, 'XX', exp, id)
-  else
-    lost[#lost + 1] = id
-  end
-end
-return lost
-`)
-
 // extend renews the leases of held tasks (by ID) and returns the IDs whose
 // lease was lost: one script per partition, in one pipeline.
 func (s store) extend(ctx context.Context, lease time.Duration, held map[string]*run) ([]string, error) {
@@ -111,16 +91,16 @@ func (s store) extend(ctx context.Context, lease time.Duration, held map[string]
 	var calls []*scriptCall
 	for id, r := range held {
 		p := s.partOf(id)
-		c := byPart[p.index]
+		c := byPart[p.Index]
 		if c == nil {
-			c = &scriptCall{keys: []string{p.lease()}, args: []any{lease.Microseconds()}}
-			byPart[p.index] = c
+			c = &scriptCall{keys: []string{p.Lease()}, args: []any{lease.Microseconds()}}
+			byPart[p.Index] = c
 			calls = append(calls, c)
 		}
-		c.keys = append(c.keys, p.task(id), p.kindIndex(Running, r.kind))
+		c.keys = append(c.keys, p.Task(id), p.KindIndex(string(Running), r.kind))
 		c.args = append(c.args, id, r.token)
 	}
-	cmds, err := s.runPipelined(ctx, extendScript, calls)
+	cmds, err := s.runPipelined(ctx, redisdriver.ExtendScript, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -169,60 +149,6 @@ func (n *Node) reapLoop(ctx context.Context) {
 	})
 }
 
-// expiredScript lists up to a limit of the tasks of a partition whose
-// lease expired by Redis's clock. KEYS: the partition's lease set. ARGV:
-// limit.
-var expiredScript = redis.NewScript(luaNow + `
-return redis.call('ZRANGE', KEYS[1], '-inf', now(), 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[1]))
-`)
-
-// reapScript returns tasks of one partition whose lease expired to
-// pending, due now (Redis time: they were due when claimed), counting the
-// lost run in the task's "lost" field and its history, not as a failed
-// attempt; past the limit of lost runs they go dead. It checks each lease
-// again, so a task renewed or reaped since expiredScript listed it is left
-// alone. KEYS: the partition's fixed keys, then five per task (see
-// luaPart), then the minute's timeline hash if lost runs are counted
-// (timeline_record.go). ARGV: channel, max lost runs, the timeline hash's
-// time to live (ms), then the tasks' IDs. Returns the lost runs, an ID
-// then "pending" or "dead" for each (a stale lease of a task gone is
-// removed, and is no lost run).
-var reapScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaTimeline + `
-local t = now()
-local why = 'cluster: lease expired: the node running the task stopped, stalled or lost Redis'
-local out = {}
-local tl = KEYS[6 + 5 * (#ARGV - 3) + 1]
-for j = 4, #ARGV do
-  local id = ARGV[j]
-  local k, ix = task_keys(j - 3)
-  local s = redis.call('ZSCORE', STATE.running, id)
-  local kind = redis.call('HGET', k, 'kind')
-  if s and tonumber(s) <= tonumber(t) and not kind then
-    redis.call('ZREM', STATE.running, id)
-  elseif s and tonumber(s) <= tonumber(t) and names_kind(ix, kind) then
-    index_rem(ix, 'running', id)
-    if tl then
-      local r = redis.call('HMGET', k, 'next', 'start')
-      count_run(tl, ARGV[3], kind, r[1], r[2], 'l')
-    end
-    add_run(k, 'lost', t, why)
-    redis.call('HDEL', k, 'owner', 'next', 'start')
-    local lost = redis.call('HINCRBY', k, 'lost', 1)
-    redis.call('HSET', k, 'err', why)
-    if lost > tonumber(ARGV[2]) then
-      index_add(ix, 'dead', kind, t, id)
-      out[#out + 1] = id
-      out[#out + 1] = 'dead'
-    else
-      make_pending(ix, ARGV[1], kind, t, id)
-      out[#out + 1] = id
-      out[#out + 1] = 'pending'
-    end
-  end
-end
-return out
-`)
-
 // reap returns the expired leases of the partitions to pending, up to
 // limit per partition: it lists them (one pipeline), reads their kinds
 // (one pipeline) and reaps them (one pipeline). full is true if some
@@ -230,8 +156,8 @@ return out
 // the runs reaped, in the partitions whose script succeeded even when
 // another's failed.
 func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, tl timelineRec) (full bool, lost []LostRun, err error) {
-	listed, err := s.eachPartition(ctx, expiredScript, parts, func(p partition) *scriptCall {
-		return &scriptCall{keys: []string{p.lease()}, args: []any{limit}}
+	listed, err := s.eachPartition(ctx, redisdriver.ExpiredScript, parts, func(p partition) *scriptCall {
+		return &scriptCall{keys: []string{p.Lease()}, args: []any{limit}}
 	})
 	if err != nil {
 		return false, nil, err
@@ -243,7 +169,7 @@ func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, 
 			return false, nil, err
 		}
 		if len(got) > 0 {
-			ids[parts[i].index] = got
+			ids[parts[i].Index] = got
 			full = full || len(got) >= limit
 		}
 	}
@@ -254,7 +180,7 @@ func (s store) reap(ctx context.Context, parts []partition, limit, maxLost int, 
 	if err != nil {
 		return false, nil, err
 	}
-	cmds, err := s.runOnTasksReplies(ctx, reapScript, ids, kinds, func(p partition) []any { return []any{p.channel(), maxLost, tl.ttlMillis()} },
+	cmds, err := s.runOnTasksReplies(ctx, redisdriver.ReapScript, ids, kinds, func(p partition) []any { return []any{p.Channel(), maxLost, tl.ttlMillis()} },
 		func(p partition) []string { return tl.keys(p, nil) })
 	for _, cmd := range cmds {
 		reaped, _ := cmd.StringSlice()

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 	"time"
@@ -219,20 +220,20 @@ func (m merger) read(ctx context.Context, srcs []*source, limit int) error {
 	byPart := make(map[int]*source, len(srcs))
 	for i, s := range srcs {
 		parts[i] = s.part
-		paused[i] = m.paused[s.part.index]
-		byPart[s.part.index] = s
+		paused[i] = m.paused[s.part.Index]
+		byPart[s.part.Index] = s
 	}
 	order := "asc"
 	if m.desc {
 		order = "desc"
 	}
 	withPaused := m.q.State == Pending && m.q.Kind == ""
-	replies, err := pausedCalls(ctx, m.st.rdb, pageScript, parts, paused, func(p partition, paused []string) scriptCall {
-		keys := []string{p.stateSet(m.q.State)}
+	replies, err := pausedCalls(ctx, m.st.rdb, redisdriver.PageScript, parts, paused, func(p partition, paused []string) scriptCall {
+		keys := []string{p.StateSet(string(m.q.State))}
 		if m.q.Kind != "" {
-			keys[0] = p.kindIndex(m.q.State, m.q.Kind)
+			keys[0] = p.KindIndex(string(m.q.State), m.q.Kind)
 		}
-		pos := byPart[p.index].pos
+		pos := byPart[p.Index].pos
 		first := "1"
 		if pos.set {
 			first = "0"
@@ -240,9 +241,9 @@ func (m merger) read(ctx context.Context, srcs []*source, limit int) error {
 		args := []any{order, first, pos.score, pos.member, limit, "0"}
 		if withPaused {
 			args[5] = "1"
-			keys = append(keys, p.paused())
+			keys = append(keys, p.Paused())
 			for _, kind := range paused {
-				keys = append(keys, p.kindIndex(Pending, kind))
+				keys = append(keys, p.KindIndex(string(Pending), kind))
 				args = append(args, kind)
 			}
 		}
@@ -252,7 +253,7 @@ func (m merger) read(ctx context.Context, srcs []*source, limit int) error {
 		return err
 	}
 	for i, s := range srcs {
-		m.paused[s.part.index] = paused[i]
+		m.paused[s.part.Index] = paused[i]
 		vals := stringsOf(replies[i])
 		s.buf = s.buf[:0]
 		for j := 0; j+1 < len(vals); j += 2 {
@@ -270,89 +271,6 @@ func (m merger) read(ctx context.Context, srcs []*source, limit int) error {
 	}
 	return nil
 }
-
-// pageScript returns a page of a partition's sorted set after a (score,
-// member) position, as {"ok", {member, score, ...}}. It finds the position
-// by a binary search over ranks among the members with the cursor's score
-// (Redis orders them by member), so the cursor's task need not be in the
-// set any more. Listing every pending task, it merges in the pending index
-// of each paused kind, whose tasks are not in the pending set; if the
-// partition's paused kinds are not those given, it answers {"paused",
-// kinds}. KEYS: the set, and to merge the paused kinds the partition's
-// paused set and the pending index of each kind given. ARGV: "asc" or
-// "desc", "1" for the first page, cursor score, cursor member, limit, "1"
-// to merge the paused kinds, the kinds given.
-var pageScript = redis.NewScript(luaPausedGiven + `
--- bytewise order, as Redis orders members of one score (Lua's < follows
--- the server's locale)
-local function before(a, b)
-  local n = math.min(#a, #b)
-  for i = 1, n do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
-local asc = ARGV[1] == 'asc'
-local limit = tonumber(ARGV[5])
-local range = 'ZRANGE'
-if not asc then range = 'ZREVRANGE' end
--- the rank in key of the first member after the cursor
-local function start_of(key)
-  if ARGV[2] == '1' then return 0 end
-  local s, m = ARGV[3], ARGV[4]
-  local lo, hi
-  if asc then
-    lo = redis.call('ZCOUNT', key, '-inf', '(' .. s)
-    hi = redis.call('ZCOUNT', key, '-inf', s)
-  else
-    lo = redis.call('ZCOUNT', key, '(' .. s, '+inf')
-    hi = redis.call('ZCOUNT', key, s, '+inf')
-  end
-  -- the first rank in [lo, hi) whose member comes after m in this order
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    local x = redis.call(range, key, mid, mid)[1]
-    local after
-    if asc then after = before(m, x) else after = before(x, m) end
-    if after then hi = mid else lo = mid + 1 end
-  end
-  return lo
-end
-local keys = {KEYS[1]}
-if ARGV[6] == '1' then
-  -- exactly the kinds given: the tasks of another would be missed, and
-  -- those of a kind resumed meanwhile listed twice
-  local ok, paused = paused_given(KEYS[2], 7, #ARGV - 6)
-  if not ok or #paused ~= #ARGV - 6 then return {'paused', paused} end
-  for i = 3, #KEYS do keys[#keys + 1] = KEYS[i] end
-end
-if #keys == 1 then
-  local start = start_of(KEYS[1])
-  return {'ok', redis.call(range, KEYS[1], start, start + limit - 1, 'WITHSCORES')}
-end
-local all = {}
-for _, key in ipairs(keys) do
-  local start = start_of(key)
-  local r = redis.call(range, key, start, start + limit - 1, 'WITHSCORES')
-  for i = 1, #r, 2 do all[#all + 1] = {r[i], r[i + 1]} end
-end
-table.sort(all, function(x, y)
-  local a, b = tonumber(x[2]), tonumber(y[2])
-  if a ~= b then
-    if asc then return a < b end
-    return a > b
-  end
-  if asc then return before(x[1], y[1]) end
-  return before(y[1], x[1])
-end)
-local out = {}
-for i = 1, math.min(limit, #all) do
-  out[#out + 1] = all[i][1]
-  out[#out + 1] = all[i][2]
-end
-return {'ok', out}
-`)
 
 // encodeCursor names the position after member, at score, in a listing
 // of state and kind.
@@ -398,9 +316,9 @@ func (s store) infos(ctx context.Context, ids []string, state State) (map[string
 	paused := map[int]*redis.StringStructMapCmd{}
 	for i, id := range ids {
 		p := s.partOf(id)
-		cmds[i] = pipe.HGetAll(ctx, p.task(id))
-		if paused[p.index] == nil {
-			paused[p.index] = pipe.SMembersMap(ctx, p.paused())
+		cmds[i] = pipe.HGetAll(ctx, p.Task(id))
+		if paused[p.Index] == nil {
+			paused[p.Index] = pipe.SMembersMap(ctx, p.Paused())
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -409,7 +327,7 @@ func (s store) infos(ctx context.Context, ids []string, state State) (map[string
 	out := make(map[string]Info, len(ids))
 	for i, id := range ids {
 		if f := cmds[i].Val(); len(f) > 0 {
-			_, isPaused := paused[s.partOf(id).index].Val()[f["kind"]]
+			_, isPaused := paused[s.partOf(id).Index].Val()[f["kind"]]
 			out[id] = infoFromHash(id, state, isPaused, f)
 		}
 	}

@@ -3,11 +3,10 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Membership: every started node renews, every quarter lease, its place
@@ -108,69 +107,6 @@ func (n *Node) leave() {
 	}
 }
 
-// membersScript renews a node's record (and, for a claimer, its place in
-// the claimers' set, prefix:nodes, and its kinds in prefix:nodekinds) and
-// its periodic declarations, drops the expired entries of the indexes,
-// and returns Redis's time (µs), whether this node joined or left the
-// claimers ("1" or "0": the caller announces it), and, for each live
-// claimer, its ID and its kinds. With a zero time to live it removes the
-// node's membership and record instead.
-// KEYS: nodes, members, periodic, nodekinds, the node's record, then the
-// declared periodic tasks' records. ARGV: id, time to live (µs), "1" for
-// a claimer, the node's kinds, the number of record fields and values
-// that follow, those fields and values, then name, trigger, next due (µs
-// or "") triples, in the order of their keys.
-var membersScript = redis.NewScript(luaNow + `
-local t = now()
-local id = ARGV[1]
-if ARGV[2] == '0' then
-  local left = redis.call('ZREM', KEYS[1], id)
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('DEL', KEYS[5])
-  return {t, tostring(left)}
-end
-local exp = string.format('%.0f', tonumber(t) + tonumber(ARGV[2]))
-local ms = math.ceil(tonumber(ARGV[2]) / 1000)
-local changed = 0
-if ARGV[3] == '1' then
-  changed = redis.call('ZADD', KEYS[1], exp, id)
-  redis.call('HSET', KEYS[4], id, ARGV[4])
-else
-  changed = redis.call('ZREM', KEYS[1], id)
-  redis.call('HDEL', KEYS[4], id)
-end
-local nf = tonumber(ARGV[5])
-local fields = {'heartbeat', t, 'expires', exp}
-for i = 6, 5 + nf do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', KEYS[5], unpack(fields))
-redis.call('PEXPIRE', KEYS[5], ms)
-redis.call('ZADD', KEYS[2], exp, id)
-local j = 6
-for i = 6 + nf, #ARGV, 3 do
-  local pkey = KEYS[j]
-  j = j + 1
-  redis.call('HSET', pkey, 'trigger', ARGV[i + 1], 'next', ARGV[i + 2])
-  if redis.call('PTTL', pkey) < ms then redis.call('PEXPIRE', pkey, ms) end
-  redis.call('ZADD', KEYS[3], 'GT', exp, ARGV[i])
-end
-local gone = redis.call('ZRANGE', KEYS[1], '-inf', t, 'BYSCORE')
-if #gone > 0 then
-  redis.call('HDEL', KEYS[4], unpack(gone))
-  changed = 1
-end
-for i = 1, 3 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', t) end
-local out = {t, tostring(changed)}
-local live = redis.call('ZRANGE', KEYS[1], 0, -1)
-if #live == 0 then return out end
-local kinds = redis.call('HMGET', KEYS[4], unpack(live))
-for i, m in ipairs(live) do
-  out[#out + 1] = m
-  out[#out + 1] = kinds[i] or ''
-end
-return out
-`)
-
 // liveNode is a live claimer as renew read it.
 type liveNode struct {
 	id    string
@@ -196,7 +132,7 @@ func (s store) renew(ctx context.Context, id string, ttl time.Duration, claimer 
 		keys = append(keys, s.periodicPrefix()+d.name)
 		args = append(args, d.name, d.trigger, d.next)
 	}
-	vals, err := membersScript.Run(ctx, s.rdb, keys, args...).StringSlice()
+	vals, err := redisdriver.MembersScript.Run(ctx, s.rdb, keys, args...).StringSlice()
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -213,4 +149,4 @@ func (s store) renew(ctx context.Context, id string, ttl time.Duration, claimer 
 }
 
 // nodeKinds is the hash of the kinds each live claimer handles, by node.
-func (s store) nodeKinds() string { return s.prefix + ":nodekinds" }
+func (s store) nodeKinds() string { return s.keys().NodeKinds() }

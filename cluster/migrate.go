@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,7 +131,7 @@ func Migrate(ctx context.Context, rdb redis.UniversalClient, opts ...Option) (Mi
 	if err := cfg.validate(); err != nil {
 		return MigrateReport{}, err
 	}
-	m := &migration{st: newStore(rdb, cfg.prefix, cfg.partitions), old: oldLayout{cfg.prefix}, batch: mo.batch}
+	m := &migration{st: newStore(rdb, cfg.prefix, cfg.partitions), old: oldLayout{Prefix: cfg.prefix}, batch: mo.batch}
 	m.report.Partitions = cfg.partitions
 	err := m.run(ctx, mo.force)
 	m.report.Elapsed = time.Since(start)
@@ -164,9 +165,9 @@ func (m *migration) run(ctx context.Context, force bool) error {
 		return failed("migrate: read the kinds", err)
 	}
 	for _, state := range states {
-		sources := []string{m.old.stateSet(state)}
+		sources := []string{m.old.StateSet(string(state))}
 		for _, k := range kinds {
-			sources = append(sources, m.old.kindIndex(state, k))
+			sources = append(sources, m.old.KindIndex(string(state), k))
 		}
 		for _, src := range sources {
 			if err := m.drain(ctx, state, src); err != nil {
@@ -174,13 +175,13 @@ func (m *migration) run(ctx context.Context, force bool) error {
 			}
 		}
 	}
-	if err := m.scan(ctx, globEscape(m.old.prefix)+":*", m.moveStrays); err != nil {
+	if err := m.scan(ctx, globEscape(m.old.Prefix)+":*", m.moveStrays); err != nil {
 		return failed("migrate: move the task hashes and done markers", err)
 	}
-	if err := m.st.rdb.Del(ctx, m.old.kinds()).Err(); err != nil {
+	if err := m.st.rdb.Del(ctx, m.old.Kinds()).Err(); err != nil {
 		return failed("migrate: delete the old set of kinds", err)
 	}
-	if err := m.st.rdb.Del(ctx, m.old.paused()).Err(); err != nil {
+	if err := m.st.rdb.Del(ctx, m.old.Paused()).Err(); err != nil {
 		return failed("migrate: delete the old set of paused kinds", err)
 	}
 	return m.st.checkLayout(ctx)
@@ -223,7 +224,7 @@ func (m *migration) checkNoLiveNodes(ctx context.Context) error {
 
 // pauseKinds pauses the old layout's paused kinds in every partition.
 func (m *migration) pauseKinds(ctx context.Context) error {
-	kinds, err := m.st.rdb.SMembers(ctx, m.old.paused()).Result()
+	kinds, err := m.st.rdb.SMembers(ctx, m.old.Paused()).Result()
 	if err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func (m *migration) pauseKinds(ctx context.Context) error {
 	}
 	pipe := m.st.rdb.Pipeline()
 	for _, p := range m.st.parts {
-		pipe.SAdd(ctx, p.paused(), anys(kinds)...)
+		pipe.SAdd(ctx, p.Paused(), anys(kinds)...)
 	}
 	_, err = pipe.Exec(ctx)
 	return err
@@ -257,7 +258,7 @@ func (m *migration) kinds(ctx context.Context) ([]string, error) {
 	for _, k := range kinds {
 		seen[k] = true
 	}
-	prefix := m.old.indexPrefix()
+	prefix := m.old.IndexPrefix()
 	err = m.scan(ctx, globEscape(prefix)+"*", func(_ context.Context, keys []string) error {
 		for _, key := range keys {
 			rest, ok := strings.CutPrefix(key, prefix)
@@ -333,14 +334,14 @@ func (m *migration) moveRound(ctx context.Context, state State, src string, zs [
 	members := anys(ids)
 	pipe.ZRem(ctx, src, members...)
 	for _, st := range states {
-		pipe.ZRem(ctx, m.old.stateSet(st), members...)
+		pipe.ZRem(ctx, m.old.StateSet(string(st)), members...)
 	}
 	for kind, ids := range byKind(tasks) {
 		for _, st := range states {
-			pipe.ZRem(ctx, m.old.kindIndex(st, kind), ids...)
+			pipe.ZRem(ctx, m.old.KindIndex(string(st), kind), ids...)
 		}
 	}
-	m.delOld(ctx, pipe, append(tasks, unindexed...), m.old.task)
+	m.delOld(ctx, pipe, append(tasks, unindexed...), m.old.Task)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
@@ -362,7 +363,7 @@ func (m *migration) delOld(ctx context.Context, pipe redis.Pipeliner, tasks []ol
 		keys[i] = key(t.id)
 	}
 	_, cluster := m.st.rdb.(*redis.ClusterClient)
-	if _, tag, _ := splitHashTag(m.st.prefix); tag != "" || !cluster {
+	if _, tag, _ := redisdriver.SplitHashTag(m.st.prefix); tag != "" || !cluster {
 		pipe.Del(ctx, keys...)
 		return
 	}
@@ -391,7 +392,7 @@ func (m *migration) readHashes(ctx context.Context, ids []string) ([]map[string]
 	pipe := m.st.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = pipe.HGetAll(ctx, m.old.task(id))
+		cmds[i] = pipe.HGetAll(ctx, m.old.Task(id))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
@@ -421,12 +422,12 @@ func (m *migration) copyTasks(ctx context.Context, state State, tasks []oldTask)
 		_, err := m.st.rdb.TxPipelined(ctx, func(tx redis.Pipeliner) error {
 			keys := make([]string, len(tasks))
 			for j, t := range tasks {
-				keys[j] = p.task(t.id)
+				keys[j] = p.Task(t.id)
 			}
 			tx.Del(ctx, keys...) // one slot: the partition's
 			var indexed []oldTask
 			for _, t := range tasks {
-				tx.HSet(ctx, p.task(t.id), t.fields)
+				tx.HSet(ctx, p.Task(t.id), t.fields)
 				if t.kind != "" {
 					indexed = append(indexed, t)
 				}
@@ -439,7 +440,7 @@ func (m *migration) copyTasks(ctx context.Context, state State, tasks []oldTask)
 				ids[j] = t.id
 			}
 			for _, st := range states {
-				tx.ZRem(ctx, p.stateSet(st), ids...)
+				tx.ZRem(ctx, p.StateSet(string(st)), ids...)
 			}
 			var claimable []redis.Z
 			for kind, ts := range groupByKind(indexed) {
@@ -450,16 +451,16 @@ func (m *migration) copyTasks(ctx context.Context, state State, tasks []oldTask)
 					kids[j] = t.id
 				}
 				for _, st := range states {
-					tx.ZRem(ctx, p.kindIndex(st, kind), kids...)
+					tx.ZRem(ctx, p.KindIndex(string(st), kind), kids...)
 				}
-				tx.ZAdd(ctx, p.kindIndex(state, kind), zs...)
-				tx.SAdd(ctx, p.kinds(), kind)
+				tx.ZAdd(ctx, p.KindIndex(string(state), kind), zs...)
+				tx.SAdd(ctx, p.Kinds(), kind)
 				if state != Pending || !m.paused[kind] {
 					claimable = append(claimable, zs...)
 				}
 			}
 			if len(claimable) > 0 {
-				tx.ZAdd(ctx, p.stateSet(state), claimable...)
+				tx.ZAdd(ctx, p.StateSet(string(state)), claimable...)
 			}
 			return nil
 		})
@@ -474,9 +475,9 @@ func (m *migration) copyTasks(ctx context.Context, state State, tasks []oldTask)
 func (m *migration) moveStrays(ctx context.Context, keys []string) error {
 	var hashIDs, markIDs []string
 	for _, k := range keys {
-		if id, ok := strings.CutPrefix(k, m.old.taskPrefix()); ok {
+		if id, ok := strings.CutPrefix(k, m.old.TaskPrefix()); ok {
 			hashIDs = append(hashIDs, id)
-		} else if id, ok := strings.CutPrefix(k, m.old.markPrefix()); ok {
+		} else if id, ok := strings.CutPrefix(k, m.old.MarkPrefix()); ok {
 			markIDs = append(markIDs, id)
 		}
 	}
@@ -495,7 +496,7 @@ func (m *migration) moveStrays(ctx context.Context, keys []string) error {
 			return err
 		}
 		pipe := m.st.rdb.Pipeline()
-		m.delOld(ctx, pipe, tasks, m.old.task)
+		m.delOld(ctx, pipe, tasks, m.old.Task)
 		if _, err := pipe.Exec(ctx); err != nil {
 			return err
 		}
@@ -515,8 +516,8 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 	vals := make([]*redis.StringCmd, len(ids))
 	ttls := make([]*redis.DurationCmd, len(ids))
 	for i, id := range ids {
-		vals[i] = pipe.Get(ctx, m.old.mark(id))
-		ttls[i] = pipe.PTTL(ctx, m.old.mark(id))
+		vals[i] = pipe.Get(ctx, m.old.Mark(id))
+		ttls[i] = pipe.PTTL(ctx, m.old.Mark(id))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return err
@@ -537,9 +538,9 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 		}
 		switch {
 		case ttl > 0:
-			pipe.Set(ctx, m.st.partOf(id).done(id), v, max(ttl, time.Millisecond))
+			pipe.Set(ctx, m.st.partOf(id).Done(id), v, max(ttl, time.Millisecond))
 		case ttl == -1: // no expiry (go-redis passes Redis's -1 through)
-			pipe.Set(ctx, m.st.partOf(id).done(id), v, 0)
+			pipe.Set(ctx, m.st.partOf(id).Done(id), v, 0)
 		default:
 			continue // expired between the two reads
 		}
@@ -556,7 +557,7 @@ func (m *migration) moveMarkers(ctx context.Context, ids []string) error {
 	for i, id := range done {
 		gone[i] = oldTask{id: id}
 	}
-	m.delOld(ctx, pipe, gone, m.old.mark)
+	m.delOld(ctx, pipe, gone, m.old.Mark)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
@@ -602,8 +603,8 @@ func (m *migration) oldServers(ctx context.Context) ([]redis.Cmdable, error) {
 	if !ok {
 		return []redis.Cmdable{m.st.rdb}, nil
 	}
-	if _, tag, _ := splitHashTag(m.st.prefix); tag != "" {
-		master, err := cc.MasterForKey(ctx, m.old.kinds())
+	if _, tag, _ := redisdriver.SplitHashTag(m.st.prefix); tag != "" {
+		master, err := cc.MasterForKey(ctx, m.old.Kinds())
 		if err != nil {
 			return nil, err
 		}

@@ -65,7 +65,7 @@ func (ks *oldKeyspace) counts() map[State]int {
 func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *oldKeyspace {
 	t.Helper()
 	ctx := context.Background()
-	o := oldLayout{prefix}
+	o := oldLayout{Prefix: prefix}
 	ks := &oldKeyspace{prefix: prefix, paused: []string{"report"}}
 	base := float64(time.Now().UnixMicro())
 	pipe := rdb.Pipeline()
@@ -75,7 +75,7 @@ func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *old
 		}
 		pipe = rdb.Pipeline()
 	}
-	pipe.SAdd(ctx, o.paused(), "report")
+	pipe.SAdd(ctx, o.Paused(), "report")
 	for i := range n {
 		id := fmt.Sprintf("task-%d", i)
 		kind := []string{"mail", "sms"}[i%2]
@@ -83,31 +83,31 @@ func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *old
 			"max": "3", "attempt": "0", "lost": "0", "sum": "sum" + strconv.Itoa(i), "fixed": "0"}
 		st := seededTask{id: id, kind: kind, fields: f, claimable: true}
 		switch i % 5 {
-		case 0: // scheduleScript: make_pending
+		case 0: // redisdriver.ScheduleScript: make_pending
 			st.state, st.score = Pending, base+float64(i)
 		case 1: // a paused kind's pending task: in its kind's index alone
 			st.kind, f["kind"] = "report", "report"
 			st.state, st.score, st.claimable = Pending, base+float64(i), false
-		case 2: // claimScript: the lease, owner token, next and start
+		case 2: // redisdriver.ClaimScript: the lease, owner token, next and start
 			st.state, st.score = Running, base+30e6
 			f["owner"], f["next"], f["start"] = "node-a:"+strconv.Itoa(i), strconv.Itoa(int(base)), strconv.Itoa(int(base)+5)
-		case 3: // failScript past the retries
+		case 3: // redisdriver.FailScript past the retries
 			st.state, st.score = Dead, base-float64(i)
 			f["attempt"], f["err"] = "4", "boom "+strconv.Itoa(i)
 			f["hist"] = `[{"n":"node-a","s":1,"e":2,"o":"failed","x":"boom"}]`
-		case 4: // completeScript with WithKeepDone and a fixed ID: record and marker
+		case 4: // redisdriver.CompleteScript with WithKeepDone and a fixed ID: record and marker
 			st.state, st.score = Done, base-float64(i)
 			f["fin"], f["fixed"] = strconv.Itoa(int(base)-i), "1"
 			f["hist"] = `[{"n":"node-b","s":1,"e":2,"o":"succeeded","x":""}]`
 			ks.markers = append(ks.markers, seededMarker{id: id, value: f["sum"], ttl: time.Hour})
-			pipe.Set(ctx, o.mark(id), f["sum"], time.Hour)
+			pipe.Set(ctx, o.Mark(id), f["sum"], time.Hour)
 		}
-		pipe.HSet(ctx, o.task(id), f)
+		pipe.HSet(ctx, o.Task(id), f)
 		if st.claimable {
-			pipe.ZAdd(ctx, o.stateSet(st.state), redis.Z{Score: st.score, Member: id})
+			pipe.ZAdd(ctx, o.StateSet(string(st.state)), redis.Z{Score: st.score, Member: id})
 		}
-		pipe.ZAdd(ctx, o.kindIndex(st.state, st.kind), redis.Z{Score: st.score, Member: id})
-		pipe.SAdd(ctx, o.kinds(), st.kind)
+		pipe.ZAdd(ctx, o.KindIndex(string(st.state), st.kind), redis.Z{Score: st.score, Member: id})
+		pipe.SAdd(ctx, o.Kinds(), st.kind)
 		ks.tasks = append(ks.tasks, st)
 		if i%1000 == 999 {
 			flush()
@@ -116,12 +116,12 @@ func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *old
 	// A task stored before the kind indexes: in the pending set alone.
 	old := seededTask{id: "before-indexes", kind: "mail", state: Pending, score: base, claimable: true,
 		fields: map[string]string{"kind": "mail", "payload": "x", "due": strconv.Itoa(int(base)), "max": "3"}}
-	pipe.HSet(ctx, o.task(old.id), old.fields)
-	pipe.ZAdd(ctx, o.stateSet(Pending), redis.Z{Score: old.score, Member: old.id})
+	pipe.HSet(ctx, o.Task(old.id), old.fields)
+	pipe.ZAdd(ctx, o.StateSet(string(Pending)), redis.Z{Score: old.score, Member: old.id})
 	ks.tasks = append(ks.tasks, old)
 	// A hash in no set (no operation of the old version showed it).
 	stray := seededTask{id: "stray", fields: map[string]string{"payload": "lost?"}}
-	pipe.HSet(ctx, o.task(stray.id), stray.fields)
+	pipe.HSet(ctx, o.Task(stray.id), stray.fields)
 	ks.stray = append(ks.stray, stray)
 	// Done markers of fixed-ID tasks that ran and were deleted (no
 	// WithKeepDone), one without expiry.
@@ -130,7 +130,7 @@ func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *old
 		if i == 2 {
 			m.ttl = 0
 		}
-		pipe.Set(ctx, o.mark(m.id), m.value, m.ttl)
+		pipe.Set(ctx, o.Mark(m.id), m.value, m.ttl)
 		ks.markers = append(ks.markers, m)
 	}
 	flush()
@@ -148,28 +148,28 @@ func checkMigrated(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p i
 	st := newStore(rdb, ks.prefix, p)
 	for _, task := range append(slices.Clone(ks.tasks), ks.stray...) {
 		part := st.partOf(task.id)
-		got, err := rdb.HGetAll(ctx, part.task(task.id)).Result()
+		got, err := rdb.HGetAll(ctx, part.Task(task.id)).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !maps.Equal(got, task.fields) {
-			t.Fatalf("task %s in partition %d: fields %v, want %v", task.id, part.index, got, task.fields)
+			t.Fatalf("task %s in partition %d: fields %v, want %v", task.id, part.Index, got, task.fields)
 		}
 		for _, s := range states {
 			want := s == task.state && task.claimable && task.kind != ""
-			checkScore(t, rdb, part.stateSet(s), task.id, want, task.score)
+			checkScore(t, rdb, part.StateSet(string(s)), task.id, want, task.score)
 			if task.kind != "" {
-				checkScore(t, rdb, part.kindIndex(s, task.kind), task.id, s == task.state, task.score)
+				checkScore(t, rdb, part.KindIndex(string(s), task.kind), task.id, s == task.state, task.score)
 			}
 		}
 		if task.kind != "" {
-			if ok, err := rdb.SIsMember(ctx, part.kinds(), task.kind).Result(); err != nil || !ok {
-				t.Fatalf("partition %d: kind %s not in its kinds (%v)", part.index, task.kind, err)
+			if ok, err := rdb.SIsMember(ctx, part.Kinds(), task.kind).Result(); err != nil || !ok {
+				t.Fatalf("partition %d: kind %s not in its kinds (%v)", part.Index, task.kind, err)
 			}
 		}
 	}
 	for _, m := range ks.markers {
-		key := st.partOf(m.id).done(m.id)
+		key := st.partOf(m.id).Done(m.id)
 		v, err := rdb.Get(ctx, key).Result()
 		if err != nil || v != m.value {
 			t.Fatalf("marker %s: %q, %v; want %q", key, v, err, m.value)
@@ -183,10 +183,10 @@ func checkMigrated(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p i
 		}
 	}
 	for _, part := range st.parts {
-		got, err := rdb.SMembers(ctx, part.paused()).Result()
+		got, err := rdb.SMembers(ctx, part.Paused()).Result()
 		slices.Sort(got)
 		if err != nil || !slices.Equal(got, ks.paused) {
-			t.Fatalf("partition %d paused %v (%v), want %v", part.index, got, err, ks.paused)
+			t.Fatalf("partition %d paused %v (%v), want %v", part.Index, got, err, ks.paused)
 		}
 	}
 	if left := oldKeys(t, rdb, ks.prefix, p); len(left) > 0 {
@@ -215,13 +215,13 @@ func checkScore(t *testing.T, rdb redis.UniversalClient, key, id string, in bool
 // prefix but the cluster-wide records and the keys of its p partitions.
 func oldKeys(t *testing.T, rdb redis.UniversalClient, prefix string, p int) []string {
 	t.Helper()
-	m := &migration{st: newStore(rdb, prefix, p), old: oldLayout{prefix}}
+	m := &migration{st: newStore(rdb, prefix, p), old: oldLayout{Prefix: prefix}}
 	var left []string
 	err := m.scan(context.Background(), globEscape(prefix)+":*", func(_ context.Context, keys []string) error {
 	next:
 		for _, k := range keys {
 			for _, part := range m.st.parts {
-				if strings.HasPrefix(k, part.prefix+":") {
+				if strings.HasPrefix(k, part.Prefix+":") {
 					continue next
 				}
 			}
@@ -353,16 +353,16 @@ func checkWhole(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p int)
 	t.Helper()
 	ctx := context.Background()
 	st := newStore(rdb, ks.prefix, p)
-	o := oldLayout{ks.prefix}
+	o := oldLayout{Prefix: ks.prefix}
 	for _, task := range ks.tasks {
-		old := rdb.HGetAll(ctx, o.task(task.id)).Val()
-		moved := rdb.HGetAll(ctx, st.partOf(task.id).task(task.id)).Val()
+		old := rdb.HGetAll(ctx, o.Task(task.id)).Val()
+		moved := rdb.HGetAll(ctx, st.partOf(task.id).Task(task.id)).Val()
 		if !maps.Equal(old, task.fields) && !maps.Equal(moved, task.fields) {
 			t.Fatalf("task %s lost: old %v, moved %v", task.id, old, moved)
 		}
 	}
 	for _, m := range ks.markers {
-		if rdb.Exists(ctx, o.mark(m.id)).Val()+rdb.Exists(ctx, st.partOf(m.id).done(m.id)).Val() == 0 {
+		if rdb.Exists(ctx, o.Mark(m.id)).Val()+rdb.Exists(ctx, st.partOf(m.id).Done(m.id)).Val() == 0 {
 			t.Fatalf("marker %s lost", m.id)
 		}
 	}

@@ -3,8 +3,6 @@ package cluster
 import (
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Misfires and overlap of periodic tasks: what happens to the occurrences
@@ -14,7 +12,7 @@ import (
 // at once. Quartz's misfire instructions and @DisallowConcurrentExecution;
 // the root module's MissedRunPolicy is the same rule for one process.
 //
-// The rules are part of the claim (periodicClaimScript): every occurrence
+// The rules are part of the claim (redisdriver.PeriodicClaimScript): every occurrence
 // of a periodic task is stored in the one partition of its name (see
 // partitionIndex), so the script that claims one sees all the others, and
 // decides by Redis's clock, atomically, whether it runs, is skipped or
@@ -139,65 +137,3 @@ func validPeriodicConfig(what string, c periodicConfig) error {
 	}
 	return nil
 }
-
-// luaMisfire holds the periodic rules the claim of an occurrence applies
-// before claimScript's body (periodic_rules): the misfire policy for an
-// occurrence that never failed, then the overlap. ARGV after the claim's
-// five: policy ("coalesce", "skip" or "each"), "1" if overlap is allowed,
-// the trigger's next time after the occurrence (µs, "" if none), the
-// misfire threshold (µs), the retention (ms), the occurrence's due time
-// (µs). It answers nil to go on with the claim, {4} when it skipped the
-// occurrence (removed, with a done marker for the retention, and
-// "claimed <id>" published so the other windows drop it), or {5, until,
-// now} when the occurrence waits: for an earlier one (until = 0) or for
-// the running one, whose lease runs to until (by Redis's clock, now).
-const luaMisfire = `
--- occ_key orders occurrence IDs (name@RFC 3339 UTC) by due time
-local function occ_key(id)
-  local ts = string.match(id, '@([^@]*)$')
-  if not ts then return nil end
-  local sec, frac = string.match(ts, '^(%d+%-%d%d%-%d%dT%d%d:%d%d:%d%d)%.?(%d*)Z$')
-  if not sec then return nil end
-  return sec .. frac .. string.rep('0', 9 - #frac)
-end
-local function periodic_rules()
-  local s = redis.call('ZSCORE', STATE.pending, ARGV[1])
-  if not s or tonumber(s) > tonumber(ARGV[2]) then return nil end
-  local t = now()
-  if tonumber(s) > tonumber(t) then return nil end
-  local f = redis.call('HMGET', TASK, 'kind', 'attempt', 'sum')
-  if not f[1] or wrong_kind(f[1]) then return nil end
-  if f[2] == '0' then
-    if ARGV[6] == 'each' then
-      local mine = occ_key(ARGV[1])
-      local due = redis.call('ZRANGE', INDEX.pending, '-inf', t, 'BYSCORE', 'LIMIT', 0, 1000)
-      for _, other in ipairs(due) do
-        local k = occ_key(other)
-        if mine and k and k < mine then return {5, '0', t} end
-      end
-    else
-      local missed = ARGV[8] ~= '' and tonumber(ARGV[8]) <= tonumber(t)
-      if ARGV[6] == 'skip' and tonumber(t) - tonumber(ARGV[11]) > tonumber(ARGV[9]) then missed = true end
-      if missed then
-        index_rem(INDEX, 'pending', ARGV[1])
-        if f[3] then redis.call('SET', MARK, f[3], 'PX', ARGV[10]) end
-        redis.call('DEL', TASK)
-        publish_claimed(ARGV[5], ARGV[1])
-        return {4}
-      end
-    end
-  end
-  if ARGV[7] ~= '1' then
-    local r = redis.call('ZRANGE', INDEX.running, 0, 0, 'WITHSCORES')
-    if #r > 0 then return {5, r[2], t} end
-  end
-  return nil
-end
-local verdict = periodic_rules()
-if verdict then return verdict end
-`
-
-// periodicClaimScript claims an occurrence of a periodic task:
-// claimScript with the periodic rules (luaMisfire) first. KEYS: as
-// claimScript's. ARGV: claimScript's, then luaMisfire's.
-var periodicClaimScript = redis.NewScript(luaNow + luaPublish + luaPart + luaMisfire + claimBody)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +27,8 @@ import (
 // Client, and of a clustered Quartz Scheduler.
 type Node struct {
 	cfg   config
-	st    store
+	drv   driver.Driver         // the store, behind the seam every store implements
+	st    store                 // the Redis keyspace of the code not yet behind drv
 	rdb   redis.UniversalClient // the client New was given (st's may wrap it for the observer)
 	name  string                // this replica's random name, the stem of its claim tokens
 	seq   atomic.Uint64         // numbers the claim tokens
@@ -151,9 +154,12 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions,
+		Observe: observeRedis(cfg.observer.RedisCall)})
 	n := &Node{
 		cfg:            cfg,
-		st:             newStore(observeRedis(rdb, cfg.observer.RedisCall), cfg.prefix, cfg.partitions),
+		drv:            drv,
+		st:             newStore(drv.Client(), cfg.prefix, cfg.partitions),
 		rdb:            rdb,
 		name:           randomID()[:12],
 		sched:          sched,

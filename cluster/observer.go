@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Observing a node: the hooks that metrics and tracing build on
@@ -115,33 +113,33 @@ func WithObserver(o Observer) Option {
 }
 
 // Outcome is how a run ended, as Observer.Ended reports it.
-type Outcome string
+type Outcome = driver.Outcome
 
 const (
 	// OutcomeSucceeded: the handler returned nil and the task was
 	// completed.
-	OutcomeSucceeded Outcome = "succeeded"
+	OutcomeSucceeded = driver.OutcomeSucceeded
 	// OutcomeFailed: the handler returned an error or panicked, and the
 	// failed attempt was recorded: the task waits for its retry, or is
 	// dead (RunEnd.Dead).
-	OutcomeFailed Outcome = "failed"
+	OutcomeFailed = driver.OutcomeFailed
 	// OutcomeTimedOut: the handler passed its time limit
 	// (WithTaskTimeout), and the failed attempt was recorded: the task
 	// waits for its retry, or is dead (RunEnd.Dead).
-	OutcomeTimedOut Outcome = "timed_out"
+	OutcomeTimedOut = driver.OutcomeTimedOut
 	// OutcomeLost: the run's outcome was not recorded and the task's
 	// lease returns it to pending (or already did), to run again: the
 	// lease expired or was taken while the handler ran, the outcome could
 	// not be written, or StopNow left the task to its lease. A node that
 	// dies reports nothing; Task.Lost counts its runs, and the reaper
 	// that returns the task reports each (Observer.RunLost).
-	OutcomeLost Outcome = "lost"
+	OutcomeLost = driver.OutcomeLost
 	// OutcomeCanceled: Node.Cancel removed the task while it ran; the
 	// run's outcome was dropped.
-	OutcomeCanceled Outcome = "canceled"
+	OutcomeCanceled = driver.OutcomeCanceled
 	// OutcomeHandedBack: Node.Stop's ctx ended while the handler ran; the
 	// task went back to pending, no attempt counted.
-	OutcomeHandedBack Outcome = "handed_back"
+	OutcomeHandedBack = driver.OutcomeHandedBack
 )
 
 // RunEnd is one run as Observer.Ended reports it.
@@ -315,132 +313,14 @@ func lostOutcome(cause error) Outcome {
 	return OutcomeLost
 }
 
-// scriptNames names the store's scripts by their SHA-1, for
-// Observer.RedisCall. Every script of the package is here
-// (TestEveryScriptIsNamed checks it).
-var scriptNames = map[string]string{
-	scheduleScript.Hash():   "schedule",
-	claimScript.Hash():      "claim",
-	extendScript.Hash():     "extend",
-	completeScript.Hash():   "complete",
-	failScript.Hash():       "fail",
-	releaseScript.Hash():    "release",
-	reapScript.Hash():       "reap",
-	cancelScript.Hash():     "cancel",
-	membersScript.Hash():    "members",
-	moveScript.Hash():       "move",
-	retryScript.Hash():      "retry",
-	deleteScript.Hash():     "delete",
-	bulkScript.Hash():       "bulk",
-	bulkCancelScript.Hash(): "bulk cancel",
-	pageScript.Hash():       "page",
-	getScript.Hash():        "get",
-	countsScript.Hash():     "counts",
-	removeDoneScript.Hash(): "remove done",
-	expiredScript.Hash():    "expired",
-	pauseScript.Hash():      "pause",
-	resumeScript.Hash():     "resume",
-	forgetKindScript.Hash(): "forget",
-
-	listRecordsScript.Hash(): "records",
-	periodicRunScript.Hash(): "periodic run",
-
-	periodicClaimScript.Hash(): "periodic claim",
-	cursorScript.Hash():        "periodic cursor",
-	scheduleManyScript.Hash():  "schedule many",
-}
-
-// scriptName names the script of SHA-1 sha; "script" if it is none of the
-// store's.
-func scriptName(sha string) string {
-	if name, ok := scriptNames[sha]; ok {
-		return name
-	}
-	return "script"
-}
-
-// observedRedis is the store's client when the observer wants Redis
-// calls: it times every script call (go-redis's Script.Run calls EvalSha,
-// then Eval on a NOSCRIPT error), and passes everything else through.
-type observedRedis struct {
-	redis.UniversalClient
-	report func(RedisCall)
-}
-
-// observeRedis returns rdb itself when report is nil, so that a node
-// without an observer calls Redis directly.
-func observeRedis(rdb redis.UniversalClient, report func(RedisCall)) redis.UniversalClient {
+// observeRedis returns the hook the Redis driver reports its script calls
+// to, nil when the observer does not want them, so that a node without an
+// observer calls Redis directly.
+func observeRedis(report func(RedisCall)) func(command, script string, took time.Duration, err error) {
 	if report == nil {
-		return rdb
+		return nil
 	}
-	return observedRedis{UniversalClient: rdb, report: report}
-}
-
-func (c observedRedis) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.EvalSha(ctx, sha1, keys, args...)
-	c.done("EVALSHA", sha1, start, cmd.Err())
-	return cmd
-}
-
-func (c observedRedis) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.Eval(ctx, script, keys, args...)
-	c.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
-	return cmd
-}
-
-func (c observedRedis) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.EvalShaRO(ctx, sha1, keys, args...)
-	c.done("EVALSHA_RO", sha1, start, cmd.Err())
-	return cmd
-}
-
-func (c observedRedis) EvalRO(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.EvalRO(ctx, script, keys, args...)
-	c.done("EVAL_RO", redis.NewScript(script).Hash(), start, cmd.Err())
-	return cmd
-}
-
-// Pipeline returns a pipeline whose scripts are reported when it runs,
-// each with the pipeline's round trip as its duration.
-func (c observedRedis) Pipeline() redis.Pipeliner {
-	return observedPipeline{Pipeliner: c.UniversalClient.Pipeline(), client: c}
-}
-
-// observedPipeline reports the scripts of a pipeline (store.runPipelined,
-// the sweep) when it runs.
-type observedPipeline struct {
-	redis.Pipeliner
-	client observedRedis
-}
-
-func (p observedPipeline) Exec(ctx context.Context) ([]redis.Cmder, error) {
-	start := time.Now()
-	cmds, err := p.Pipeliner.Exec(ctx)
-	for _, cmd := range cmds {
-		args := cmd.Args()
-		if len(args) < 2 {
-			continue
-		}
-		switch name := strings.ToUpper(cmd.Name()); name {
-		case "EVALSHA", "EVALSHA_RO":
-			sha, _ := args[1].(string)
-			p.client.done(name, sha, start, cmd.Err())
-		case "EVAL", "EVAL_RO":
-			src, _ := args[1].(string)
-			p.client.done(name, redis.NewScript(src).Hash(), start, cmd.Err())
-		}
+	return func(command, script string, took time.Duration, err error) {
+		report(RedisCall{Command: command, Script: script, Duration: took, Err: err})
 	}
-	return cmds, err
-}
-
-// done reports one script call.
-func (c observedRedis) done(command, sha string, start time.Time, err error) {
-	if errors.Is(err, redis.Nil) {
-		err = nil
-	}
-	c.report(RedisCall{Command: command, Script: scriptName(sha), Duration: time.Since(start), Err: err})
 }

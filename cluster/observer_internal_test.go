@@ -2,57 +2,9 @@ package cluster
 
 import (
 	"context"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 )
-
-// TestEveryScriptIsNamed checks that scriptNames holds every script the
-// package defines (a package-level var made by redis.NewScript), so that
-// Observer.RedisCall never reports one as "script".
-func TestEveryScriptIsNamed(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vars []string
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			for i, v := range spec.Values {
-				call, ok := v.(*ast.CallExpr)
-				if !ok {
-					continue
-				}
-				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "NewScript" {
-					vars = append(vars, spec.Names[i].Name)
-				}
-			}
-			return true
-		})
-	}
-	slices.Sort(vars)
-	if len(vars) != len(scriptNames) {
-		t.Fatalf("the package defines %d scripts %v but scriptNames (observer.go) names %d: name the new one there",
-			len(vars), vars, len(scriptNames))
-	}
-}
 
 // TestNoObserverAllocatesNothing checks that a node without an observer
 // pays no allocation for the hooks: every call a run, a claim and a
@@ -74,8 +26,8 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("%v allocations per run without an observer, want 0", allocs)
 	}
-	if rdb := observeRedis(nil, nil); rdb != nil {
-		t.Fatalf("observeRedis without a report wraps the client: %T", rdb)
+	if hook := observeRedis(nil); hook != nil {
+		t.Fatal("observeRedis without a report makes a hook: the driver would wrap its client")
 	}
 }
 

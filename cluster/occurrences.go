@@ -3,7 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
-	"hash/fnv"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,20 +23,13 @@ import (
 // none. The claim decides again by Redis's clock (misfire.go); the sweep
 // only makes sure that what may run is stored. The cursor never expires.
 
-// periodicPartition is the partition of periodic task name among n: the
-// partition of its occurrences and of its cursor.
-func periodicPartition(name string, n int) int { return hashIndex(name, n) }
-
-// hashIndex is FNV-1a of s, modulo n.
-func hashIndex(s string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
-}
+// periodicPartition is the partition of periodic task name among n
+// (driver.PeriodicPartition).
+func periodicPartition(name string, n int) int { return driver.PeriodicPartition(name, n) }
 
 // cursorKey is the cursor of periodic task name.
 func (s store) cursorKey(name string) string {
-	return s.parts[periodicPartition(name, len(s.parts))].prefix + ":periodic:" + name
+	return s.parts[periodicPartition(name, len(s.parts))].PeriodicCursor(name)
 }
 
 // createOccurrences stores the occurrences of every periodic task that
@@ -140,19 +134,7 @@ func (s store) readCursors(ctx context.Context, ps []*periodic) ([]time.Time, er
 	return out, nil
 }
 
-// cursorScript writes a periodic task's settings to its cursor and moves
-// the cursor forward to the occurrence stored, never back. KEYS: the
-// cursor. ARGV: the latest occurrence stored (µs, "" for none), misfire
-// policy, "1" if overlap is allowed.
-var cursorScript = redis.NewScript(`
-redis.call('HSET', KEYS[1], 'misfire', ARGV[2], 'overlap', ARGV[3])
-if ARGV[1] == '' then return 0 end
-local c = redis.call('HGET', KEYS[1], 'stored')
-if not c or tonumber(c) < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'stored', ARGV[1]) end
-return 1
-`)
-
-// writeCursors runs cursorScript for each of ps, with the latest
+// writeCursors runs redisdriver.CursorScript for each of ps, with the latest
 // occurrence stored of each, in one pipeline.
 func (s store) writeCursors(ctx context.Context, ps []*periodic, stored []time.Time) error {
 	calls := make([]*scriptCall, len(ps))
@@ -160,7 +142,7 @@ func (s store) writeCursors(ctx context.Context, ps []*periodic, stored []time.T
 		calls[i] = &scriptCall{keys: []string{s.cursorKey(p.name)},
 			args: []any{microsText(stored[i]), p.cfg.misfire.lua(), boolText(p.cfg.overlap)}}
 	}
-	cmds, err := s.runPipelined(ctx, cursorScript, calls)
+	cmds, err := s.runPipelined(ctx, redisdriver.CursorScript, calls)
 	if err != nil {
 		return err
 	}

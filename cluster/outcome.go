@@ -3,9 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Recording a run's outcome: complete, fail (retry or dead) and hand back,
@@ -77,60 +76,13 @@ func (n *Node) record(id, what string, expires time.Time, f func(context.Context
 	}
 }
 
-// completeScript records a successful run: a done record with
-// WithKeepDone (the reaper trims the records past the bounds), else the
-// task is removed; either way a done marker is left when the caller chose
-// its ID. KEYS: the task's keys (partition.taskKeys), then the minute's
-// timeline hash if the run is counted (timeline_record.go). ARGV: id,
-// owner token, retention (ms), keep age (µs), keep max (0: none kept), the
-// timeline hash's time to live (ms). Returns "done", or "lost" if the
-// owner no longer holds the task.
-var completeScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaKeepDone + luaTimeline + `
-local f = redis.call('HMGET', TASK, 'owner', 'fixed', 'sum', 'kind', 'next', 'start')
-if f[1] ~= ARGV[2] then return 'lost' end
-if wrong_kind(f[4]) then return redis.error_reply('KIND ' .. f[4]) end
-local t = now()
-index_rem(INDEX, 'running', ARGV[1])
-if KEYS[13] then count_run(KEYS[13], ARGV[6], f[4], f[5], f[6]) end
-if f[2] == '1' then redis.call('SET', MARK, f[3], 'PX', ARGV[3]) end
-add_run(TASK, 'succeeded', t, '')
-keep_done(TASK, ARGV[1], f[4], t, ARGV[5])
-return 'done'
-`)
-
 func (s store) complete(ctx context.Context, id, kind, token string, retention time.Duration, keep keepDone, tl timelineRec) (string, error) {
 	p := s.partOf(id)
 	args := append(append([]any{id, token, retention.Milliseconds()}, keep.args()...), tl.ttlMillis())
 	return withKind(kind, func(kind string) (string, error) {
-		return completeScript.Run(ctx, s.rdb, tl.keys(p, p.taskKeys(kind, id)), args...).Text()
+		return redisdriver.CompleteScript.Run(ctx, s.rdb, tl.keys(p, p.TaskKeys(kind, id)), args...).Text()
 	})
 }
-
-// failScript records a failed run: back to pending for a retry at Redis's
-// time plus the backoff, or dead. KEYS: the task's keys
-// (partition.taskKeys), then the minute's timeline hash if the run is
-// counted. ARGV: id, owner token, error, backoff (µs), channel, "1" to
-// make it dead at once (ErrSkipRetry), outcome (failed or timed out), the
-// timeline hash's time to live (ms). Returns "retry", "dead", or "lost" if
-// the owner no longer holds the task.
-var failScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + luaTimeline + `
-local f = redis.call('HMGET', TASK, 'owner', 'max', 'kind', 'next', 'start')
-if f[1] ~= ARGV[2] then return 'lost' end
-if wrong_kind(f[3]) then return redis.error_reply('KIND ' .. f[3]) end
-local t = now()
-index_rem(INDEX, 'running', ARGV[1])
-if KEYS[13] then count_run(KEYS[13], ARGV[8], f[3], f[4], f[5], 'f') end
-add_run(TASK, ARGV[7], t, ARGV[3])
-redis.call('HDEL', TASK, 'owner', 'next', 'start')
-local a = redis.call('HINCRBY', TASK, 'attempt', 1)
-redis.call('HSET', TASK, 'err', ARGV[3])
-if ARGV[6] == '1' or a > tonumber(f[2]) then
-  index_add(INDEX, 'dead', f[3], t, ARGV[1])
-  return 'dead'
-end
-make_pending(INDEX, ARGV[5], f[3], string.format('%.0f', tonumber(t) + tonumber(ARGV[4])), ARGV[1])
-return 'retry'
-`)
 
 func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome, tl timelineRec) (string, error) {
 	skip := "0"
@@ -139,32 +91,14 @@ func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff ti
 	}
 	p := s.partOf(id)
 	return withKind(kind, func(kind string) (string, error) {
-		return failScript.Run(ctx, s.rdb, tl.keys(p, p.taskKeys(kind, id)),
-			id, token, msg, backoff.Microseconds(), p.channel(), skip, string(outcome), tl.ttlMillis()).Text()
+		return redisdriver.FailScript.Run(ctx, s.rdb, tl.keys(p, p.TaskKeys(kind, id)),
+			id, token, msg, backoff.Microseconds(), p.Channel(), skip, string(outcome), tl.ttlMillis()).Text()
 	})
 }
-
-// releaseScript hands a claimed task back to pending without counting an
-// attempt. It keeps the time the task was pending for (field "next", set
-// by the claim), so a task handed back never runs before its due time.
-// KEYS: the task's keys (partition.taskKeys). ARGV: id, owner token,
-// channel. Returns "released", or "lost" if the owner no longer holds the
-// task.
-var releaseScript = redis.NewScript(luaNow + luaPublish + luaPart + luaHistory + `
-local f = redis.call('HMGET', TASK, 'owner', 'next', 'kind')
-if f[1] ~= ARGV[2] then return 'lost' end
-if wrong_kind(f[3]) then return redis.error_reply('KIND ' .. f[3]) end
-local t = now()
-index_rem(INDEX, 'running', ARGV[1])
-add_run(TASK, 'handed_back', t, '')
-redis.call('HDEL', TASK, 'owner', 'next', 'start')
-make_pending(INDEX, ARGV[3], f[3], f[2] or t, ARGV[1])
-return 'released'
-`)
 
 func (s store) release(ctx context.Context, id, kind, token string) (string, error) {
 	p := s.partOf(id)
 	return withKind(kind, func(kind string) (string, error) {
-		return releaseScript.Run(ctx, s.rdb, p.taskKeys(kind, id), id, token, p.channel()).Text()
+		return redisdriver.ReleaseScript.Run(ctx, s.rdb, p.TaskKeys(kind, id), id, token, p.Channel()).Text()
 	})
 }

@@ -65,7 +65,7 @@ func (s shares) channels(parts []partition) map[string]bool {
 	for _, owned := range s.owned {
 		for i, ok := range owned {
 			if ok {
-				out[parts[i].channel()] = true
+				out[parts[i].Channel()] = true
 			}
 		}
 	}

@@ -119,25 +119,3 @@ func TestANodeOutsideTheMembershipCountsItselfIn(t *testing.T) {
 		assert.True(t, sh.reaped[i])
 	}
 }
-
-// TestPartitionTagsSpreadOverTheSlots: partition i's slot is in the i-th
-// of P equal ranges, for prefixes with and without a hash tag, and the
-// partition of an ID is stable.
-func TestPartitionTagsSpreadOverTheSlots(t *testing.T) {
-	for _, prefix := range []string{"{scheduler}", "app:{jobs}:x", "plain"} {
-		for _, p := range []int{1, 3, 64, MaxPartitions} {
-			parts := partitionsOf(prefix, p)
-			require.Len(t, parts, p)
-			for i, part := range parts {
-				_, tag, _ := splitHashTag(part.pending())
-				require.NotEmpty(t, tag, "%s has a hash tag", part.pending())
-				slot := int(keySlot(tag))
-				assert.True(t, slot >= i*clusterSlots/p && slot < (i+1)*clusterSlots/p,
-					"prefix %q p=%d partition %d: slot %d", prefix, p, i, slot)
-			}
-		}
-	}
-	assert.Equal(t, "{scheduler/0.1}", partitionsOf("{scheduler}", 64)[0].prefix)
-	assert.Equal(t, partitionIndex("task-1", 64), partitionIndex("task-1", 64))
-	assert.Equal(t, uint16(12739), keySlot("123456789")%clusterSlots, "CRC16-XMODEM of the reference string")
-}

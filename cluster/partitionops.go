@@ -51,25 +51,6 @@ func evalEach(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, 
 	return cmds, nil
 }
 
-// luaPausedGiven defines paused_given, which tells whether the kinds
-// ARGV[first] to ARGV[first + n - 1] hold every kind in the paused set
-// key. A script that must find the tasks of the paused kinds (their
-// pending tasks are only in their kinds' indexes) is given the indexes of
-// the kinds its caller believes paused; when the set holds another, it
-// answers {"paused", kinds} instead, and the caller runs it again with
-// those (pausedCalls).
-const luaPausedGiven = `
-local function paused_given(key, first, n)
-  local given = {}
-  for i = first, first + n - 1 do given[ARGV[i]] = true end
-  local paused = redis.call('SMEMBERS', key)
-  for _, kind in ipairs(paused) do
-    if not given[kind] then return false, paused end
-  end
-  return true, paused
-end
-`
-
 // errPausedChanging is the cause of the error of an operation that kept
 // finding another set of paused kinds than the one it read just before.
 var errPausedChanging = errors.New("the paused kinds kept changing")
@@ -144,7 +125,7 @@ func (s store) pausedSets(ctx context.Context) ([]map[string]struct{}, error) {
 	pipe := s.rdb.Pipeline()
 	cmds := make([]*redis.StringStructMapCmd, len(s.parts))
 	for i, p := range s.parts {
-		cmds[i] = pipe.SMembersMap(ctx, p.paused())
+		cmds[i] = pipe.SMembersMap(ctx, p.Paused())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err

@@ -25,12 +25,12 @@ func seedTask(t *testing.T, st store, id, kind string, state State, score int64)
 	ctx := context.Background()
 	p := st.partOf(id)
 	pipe := st.rdb.Pipeline()
-	pipe.HSet(ctx, p.task(id), "kind", kind, "payload", "p", "due", strconv.FormatInt(score, 10),
+	pipe.HSet(ctx, p.Task(id), "kind", kind, "payload", "p", "due", strconv.FormatInt(score, 10),
 		"max", "3", "attempt", "0", "lost", "0", "sum", "x", "fixed", "1")
 	z := redis.Z{Score: float64(score), Member: id}
-	pipe.ZAdd(ctx, p.stateSet(state), z)
-	pipe.ZAdd(ctx, p.kindIndex(state, kind), z)
-	pipe.SAdd(ctx, p.kinds(), kind)
+	pipe.ZAdd(ctx, p.StateSet(string(state)), z)
+	pipe.ZAdd(ctx, p.KindIndex(string(state), kind), z)
+	pipe.SAdd(ctx, p.Kinds(), kind)
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"maps"
 	"slices"
 
@@ -25,40 +26,6 @@ import (
 // kind's tasks back into each partition's pending set and publishes
 // "resumed <kind>" on the partition's channel, on which the nodes that
 // hear it sweep at once.
-
-// pauseScript pauses a kind in a partition: it takes the kind's pending
-// tasks out of the pending set, a chunk of ids per command. KEYS: the
-// partition's pending set, its paused set, the kind's pending index. ARGV:
-// kind. Returns 1, or 0 if the kind was paused already.
-var pauseScript = redis.NewScript(`
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-local n = redis.call('ZCARD', KEYS[3])
-for i = 0, n - 1, 1000 do
-  local ids = redis.call('ZRANGE', KEYS[3], i, i + 999)
-  if #ids > 0 then redis.call('ZREM', KEYS[1], unpack(ids)) end
-end
-return 1
-`)
-
-// resumeScript resumes a kind in a partition: it puts the kind's pending
-// tasks back into the pending set, at the times they are pending for, and
-// publishes "resumed <kind>". KEYS: as pauseScript's. ARGV: kind, the
-// partition's channel. Returns 1, or 0 if the kind was not paused.
-var resumeScript = redis.NewScript(`
-if redis.call('SREM', KEYS[2], ARGV[1]) == 0 then return 0 end
-local n = redis.call('ZCARD', KEYS[3])
-for i = 0, n - 1, 1000 do
-  local r = redis.call('ZRANGE', KEYS[3], i, i + 999, 'WITHSCORES')
-  local args = {}
-  for j = 1, #r, 2 do
-    args[#args + 1] = r[j + 1]
-    args[#args + 1] = r[j]
-  end
-  if #args > 0 then redis.call('ZADD', KEYS[1], unpack(args)) end
-end
-redis.call('SPUBLISH', ARGV[2], 'resumed ' .. ARGV[1])
-return 1
-`)
 
 // Pause stops every node of the prefix from starting tasks of kind until
 // Resume. Its pending tasks, and those that become pending meanwhile
@@ -83,7 +50,7 @@ func (n *Node) Pause(ctx context.Context, kind string) error {
 	if err := n.checkKnownKind(ctx, "pause "+kind, kind); err != nil {
 		return err
 	}
-	return n.everyPartition(ctx, "pause "+kind, pauseScript, pauseKeys(kind),
+	return n.everyPartition(ctx, "pause "+kind, redisdriver.PauseScript, pauseKeys(kind),
 		func(partition) []any { return []any{kind} })
 }
 
@@ -99,13 +66,15 @@ func (n *Node) Resume(ctx context.Context, kind string) error {
 	if err := n.checkKnownKind(ctx, "resume "+kind, kind); err != nil {
 		return err
 	}
-	return n.everyPartition(ctx, "resume "+kind, resumeScript, pauseKeys(kind),
-		func(p partition) []any { return []any{kind, p.channel()} })
+	return n.everyPartition(ctx, "resume "+kind, redisdriver.ResumeScript, pauseKeys(kind),
+		func(p partition) []any { return []any{kind, p.Channel()} })
 }
 
-// pauseKeys are the keys of pauseScript and resumeScript for kind in p.
+// pauseKeys are the keys of redisdriver.PauseScript and redisdriver.ResumeScript for kind in p.
 func pauseKeys(kind string) func(p partition) []string {
-	return func(p partition) []string { return []string{p.pending(), p.paused(), p.kindIndex(Pending, kind)} }
+	return func(p partition) []string {
+		return []string{p.Pending(), p.Paused(), p.KindIndex(string(Pending), kind)}
+	}
 }
 
 // everyPartition runs sc in every partition, in one round trip, with the

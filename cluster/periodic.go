@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,23 +123,12 @@ func periodicKind(name string) string { return "@" + name }
 
 // OccurrenceID is the ID of the occurrence of periodic task name due at due:
 // name@due in UTC, RFC 3339 with nanoseconds. Cancel it to skip one run.
-func OccurrenceID(name string, due time.Time) string {
-	return name + "@" + due.UTC().Format(time.RFC3339Nano)
-}
+func OccurrenceID(name string, due time.Time) string { return driver.OccurrenceID(name, due) }
 
 // parseOccurrenceID splits an ID shaped as OccurrenceID writes it into the
 // name and the due time; ok is false for any other ID.
 func parseOccurrenceID(id string) (name string, due time.Time, ok bool) {
-	at := strings.LastIndexByte(id, '@')
-	if at <= 0 {
-		return "", time.Time{}, false
-	}
-	text := id[at+1:]
-	due, err := time.Parse(time.RFC3339Nano, text)
-	if err != nil || due.UTC().Format(time.RFC3339Nano) != text {
-		return "", time.Time{}, false
-	}
-	return id[:at], due, true
+	return driver.ParseOccurrenceID(id)
 }
 
 // periodicSettings are the periodic settings opts give (nil options are

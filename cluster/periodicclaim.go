@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
 )
 
@@ -11,8 +12,8 @@ import (
 // the end of a run wakes the occurrences waiting for it.
 
 // claimTask claims the task of entry e: an occurrence of a periodic task
-// this node declares with periodicClaimScript, any other task with
-// claimScript.
+// this node declares with redisdriver.PeriodicClaimScript, any other task with
+// redisdriver.ClaimScript.
 func (n *Node) claimTask(ctx context.Context, e *entry, token string) (claimResult, error) {
 	p := n.periodicOf(e.kind)
 	var due time.Time
@@ -25,7 +26,7 @@ func (n *Node) claimTask(ctx context.Context, e *entry, token string) (claimResu
 	}
 	heard := p.ended.Load()
 	next := p.next(due)
-	res, err := n.st.runClaim(ctx, periodicClaimScript, e.id, e.kind, e.due, n.cfg.lease, token,
+	res, err := n.st.runClaim(ctx, redisdriver.PeriodicClaimScript, e.id, e.kind, e.due, n.cfg.lease, token,
 		p.cfg.misfire.lua(), boolText(p.cfg.overlap), microsText(next), threshold(due, next).Microseconds(),
 		n.cfg.retention.Milliseconds(), due.UnixMicro())
 	if err == nil && res.outcome == claimBlocked && p.ended.Load() != heard {

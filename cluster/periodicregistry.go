@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func (s store) storedNext(ctx context.Context, names []string, now time.Time) (m
 	pipe := s.rdb.Pipeline()
 	reads := make([]read, len(names))
 	for i, name := range names {
-		ix := s.parts[periodicPartition(name, len(s.parts))].kindIndex(Pending, periodicKind(name))
+		ix := s.parts[periodicPartition(name, len(s.parts))].KindIndex(string(Pending), periodicKind(name))
 		reads[i] = read{
 			settings: pipe.HMGet(ctx, s.cursorKey(name), "misfire", "overlap"),
 			first:    pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: ix, Start: 0, Stop: 0}),
@@ -151,8 +152,8 @@ func firstTime(zs []redis.Z) time.Time {
 	return time.UnixMicro(int64(zs[0].Score))
 }
 
-func (s store) periodicPrefix() string { return s.prefix + ":periodic:" }
-func (s store) periodicIndex() string  { return s.prefix + ":periodic" }
+func (s store) periodicPrefix() string { return s.keys().PeriodicPrefix() }
+func (s store) periodicIndex() string  { return s.keys().Periodic() }
 
 // periodicDecl is a periodic task as a node declares it in the registry.
 type periodicDecl struct {
@@ -259,20 +260,9 @@ func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome
 	if err := n.st.publishEnded(ctx, name, c.kind); err != nil {
 		n.cfg.logger.Warn("cluster: periodic: announcing the end of a run failed", "name", name, "err", err)
 	}
-	err := periodicRunScript.Run(ctx, n.st.rdb, []string{n.st.periodicPrefix() + name},
+	err := redisdriver.PeriodicRunScript.Run(ctx, n.st.rdb, []string{n.st.periodicPrefix() + name},
 		n.name, strconv.FormatInt(c.due, 10), microsText(started), microsText(ended), string(outcome), msg).Err()
 	if err != nil {
 		n.cfg.logger.Warn("cluster: periodic: recording a run failed", "name", name, "err", err)
 	}
 }
-
-// periodicRunScript records the last run of a declared periodic task; a
-// declaration that expired meanwhile is not written back. KEYS: the
-// declaration. ARGV: node, due, started, ended, outcome, error. Returns 1
-// if recorded.
-var periodicRunScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'last_node', ARGV[1], 'last_due', ARGV[2], 'last_started', ARGV[3],
-  'last_ended', ARGV[4], 'last_outcome', ARGV[5], 'last_error', ARGV[6])
-return 1
-`)

@@ -42,11 +42,11 @@ import (
 // publishEnded tells the nodes that a run of an occurrence of periodic
 // task name (of kind) ended.
 func (s store) publishEnded(ctx context.Context, name, kind string) error {
-	return s.rdb.SPublish(ctx, s.parts[periodicPartition(name, len(s.parts))].channel(), "ended "+kind).Err()
+	return s.rdb.SPublish(ctx, s.parts[periodicPartition(name, len(s.parts))].Channel(), "ended "+kind).Err()
 }
 
 // membershipChannel is the name of the membership channel.
-func (s store) membershipChannel() string { return s.prefix + ":membership" }
+func (s store) membershipChannel() string { return s.keys().MembershipChannel() }
 
 // announceMembership tells every node that the claimers changed.
 func (n *Node) announceMembership(ctx context.Context) {
@@ -137,7 +137,7 @@ func (n *Node) sharesMoved(ctx context.Context) {
 	want := n.shares.channels(n.st.parts)
 	var drop []string
 	for id, e := range n.loaded {
-		if !e.backup && !n.shares.owns(e.kind, n.st.partOf(id).index) {
+		if !e.backup && !n.shares.owns(e.kind, n.st.partOf(id).Index) {
 			drop = append(drop, id)
 		}
 	}
@@ -159,23 +159,6 @@ func kickNow(kick chan struct{}) {
 	default:
 	}
 }
-
-// luaPublish defines the functions the scripts publish with; ARGV of every
-// script that includes it names the channel where it says so.
-const luaPublish = `
-local function publish_pending(channel, due, kind, id)
-  redis.call('SPUBLISH', channel, due .. ' ' .. kind .. ' ' .. id)
-end
-local function publish_many(channel, entries)
-  redis.call('SPUBLISH', channel, 'many ' .. table.concat(entries, ' '))
-end
-local function publish_claimed(channel, id)
-  redis.call('SPUBLISH', channel, 'claimed ' .. id)
-end
-local function publish_canceled(channel, id)
-  redis.call('SPUBLISH', channel, 'canceled ' .. id)
-end
-`
 
 // eventKind tells the messages apart.
 type eventKind int

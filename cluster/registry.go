@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -64,8 +65,8 @@ type Member struct {
 }
 
 // memberPrefix and membersIndex name the records' keys and their index.
-func (s store) memberPrefix() string { return s.prefix + ":member:" }
-func (s store) membersIndex() string { return s.prefix + ":members" }
+func (s store) memberPrefix() string { return s.keys().MemberPrefix() }
+func (s store) membersIndex() string { return s.keys().Members() }
 
 // moduleVersion is the version of this module in the running binary.
 var moduleVersion = sync.OnceValue(func() string {
@@ -184,17 +185,11 @@ func timeField(s string) time.Time {
 	return time.UnixMicro(us)
 }
 
-// listRecordsScript reads the live names of an index: those whose score
-// (their expiry, µs) is still ahead of Redis's clock. KEYS: index.
-var listRecordsScript = redis.NewScript(luaNow + `
-return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now(), '+inf')
-`)
-
 // records reads the live records of an index, each under keyPrefix + its
-// name, in two round trips: the names (listRecordsScript), then their
+// name, in two round trips: the names (redisdriver.ListRecordsScript), then their
 // hashes; a name whose hash is gone meanwhile is left out.
 func (s store) records(ctx context.Context, index, keyPrefix string) (map[string]map[string]string, error) {
-	names, err := listRecordsScript.Run(ctx, s.rdb, []string{index}).StringSlice()
+	names, err := redisdriver.ListRecordsScript.Run(ctx, s.rdb, []string{index}).StringSlice()
 	if err != nil {
 		return nil, err
 	}

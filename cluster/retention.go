@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,41 +60,6 @@ func (k keepDone) args() []any {
 	return []any{k.age.Microseconds(), k.max}
 }
 
-// luaKeepDone defines keep_done, which turns the task under key, whose run
-// just ended at t, into a done record of kind in the script's partition;
-// with max "0" it deletes the task instead. Include it after luaPart.
-const luaKeepDone = `
-local function keep_done(key, id, kind, t, max)
-  if tonumber(max) < 1 then
-    redis.call('DEL', key)
-    return
-  end
-  redis.call('HDEL', key, 'owner', 'next', 'start')
-  redis.call('HSET', key, 'fin', t)
-  index_add(INDEX, 'done', kind, t, id)
-end
-`
-
-// removeDoneScript removes done records of one partition, each with its
-// index entry, unless it left the done set meanwhile. KEYS: the
-// partition's fixed keys, then five per record (see luaPart). ARGV: the
-// records' IDs. Returns how many it removed.
-var removeDoneScript = redis.NewScript(luaPublish + luaPart + `
-local n = 0
-for j = 1, #ARGV do
-  local k, ix = task_keys(j)
-  if redis.call('ZSCORE', STATE.done, ARGV[j]) then
-    local kind = redis.call('HGET', k, 'kind')
-    if not kind or names_kind(ix, kind) then
-      index_rem(ix, 'done', ARGV[j])
-      redis.call('DEL', k)
-      n = n + 1
-    end
-  end
-end
-return n
-`)
-
 // minTrimGap is the least time between two trims of one node, however
 // many completions ask for one.
 const minTrimGap = 100 * time.Millisecond
@@ -149,8 +115,8 @@ func (s store) doneToTrim(ctx context.Context, cut int64, max, batch int) (victi
 	cards := make([]*redis.IntCmd, len(s.parts))
 	old := make([]*redis.StringSliceCmd, len(s.parts))
 	for i, p := range s.parts {
-		cards[i] = pipe.ZCard(ctx, p.doneSet())
-		old[i] = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: p.doneSet(), ByScore: true,
+		cards[i] = pipe.ZCard(ctx, p.DoneSet())
+		old[i] = pipe.ZRangeArgs(ctx, redis.ZRangeArgs{Key: p.DoneSet(), ByScore: true,
 			Start: "-inf", Stop: "(" + strconv.FormatInt(cut, 10), Count: int64(batch)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -175,7 +141,7 @@ func (s store) doneToTrim(ctx context.Context, cut int64, max, batch int) (victi
 	pipe = s.rdb.Pipeline()
 	oldest := make([]*redis.ZSliceCmd, len(s.parts))
 	for i, p := range s.parts {
-		oldest[i] = pipe.ZRangeWithScores(ctx, p.doneSet(), int64(len(victims[i])), int64(len(victims[i])+over-1))
+		oldest[i] = pipe.ZRangeWithScores(ctx, p.DoneSet(), int64(len(victims[i])), int64(len(victims[i])+over-1))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, false, err
@@ -205,5 +171,5 @@ func (s store) removeDone(ctx context.Context, victims map[int][]string) error {
 	if err != nil {
 		return err
 	}
-	return s.runOnTasks(ctx, removeDoneScript, victims, kinds, func(partition) []any { return nil }, nil)
+	return s.runOnTasks(ctx, redisdriver.RemoveDoneScript, victims, kinds, func(partition) []any { return nil }, nil)
 }

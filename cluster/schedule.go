@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +104,7 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 		return "", err
 	}
 	var res string
-	err = n.replicated(ctx, n.st.partOf(t.id).task(t.id), func(rdb redis.Scripter) (err error) {
+	err = n.replicated(ctx, n.st.partOf(t.id).Task(t.id), func(rdb redis.Scripter) (err error) {
 		res, err = n.st.schedule(ctx, rdb, t)
 		return err
 	})
@@ -139,65 +140,10 @@ func (*conflictError) Unwrap() []error {
 	return []error{ErrIDConflict, scheduler.ErrInvalidArgument}
 }
 
-// scheduleScript stores a task unless its ID is taken, and indexes it by
-// kind. A done record (WithKeepDone) whose done marker is gone does not
-// hold its ID: it is replaced, unless it is of another kind (a conflict,
-// until the record is trimmed or deleted).
-// KEYS: the task's keys (partition.taskKeys). ARGV: id, kind, payload,
-// due, max retries, fixed ("1" when the caller chose the ID), channel, the
-// observer's metadata ("" for none; not part of the checksum).
-// Returns "created", "exists" (the same task is stored), "done" (the same
-// task already ran, or was canceled if it is a periodic occurrence) or
-// "conflict" (the ID holds a different task).
-var scheduleScript = redis.NewScript(luaPublish + luaPart + luaStoreTask + `
-local r = store_task(TASK, MARK, INDEX, ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[8])
-if r == 'created' then make_pending(INDEX, ARGV[7], ARGV[2], ARGV[4], ARGV[1]) end
-return r
-`)
-
-// luaStoreTask defines store_task, the heart of the scripts that store
-// tasks (scheduleScript, scheduleManyScript): it writes the hash of task
-// id under key task, unless its done marker mark or a task under the ID
-// holds it, and answers as scheduleScript does. ix are the indexes of
-// kind. A task created is not yet pending: the caller makes it so.
-// Only an ID the caller chose (fixed) is looked up: a random one is 128
-// random bits, never stored before, and has no done marker (the scripts
-// write markers for fixed IDs alone), so neither is read for it.
-const luaStoreTask = `
-local function store_task(task, mark, ix, id, kind, payload, due, maxr, fixed, meta)
-  local sum = redis.sha1hex(kind .. '\0' .. due .. '\0' .. payload)
-  if fixed == '1' then
-    local d = redis.call('GET', mark)
-    if d then
-      if d == sum then return 'done' end
-      return 'conflict'
-    end
-    local f = redis.call('HMGET', task, 'sum', 'fin', 'kind')
-    if f[1] then
-      if not f[2] then
-        if f[1] == sum then return 'exists' end
-        return 'conflict'
-      end
-      if f[3] ~= kind then return 'conflict' end
-      index_rem(ix, 'done', id)
-      redis.call('DEL', task)
-    end
-  end
-  if meta == '' then
-    redis.call('HSET', task, 'kind', kind, 'payload', payload, 'due', due,
-      'max', maxr, 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', fixed)
-  else
-    redis.call('HSET', task, 'kind', kind, 'payload', payload, 'due', due,
-      'max', maxr, 'attempt', '0', 'lost', '0', 'sum', sum, 'fixed', fixed, 'meta', meta)
-  end
-  return 'created'
-end
-`
-
 func (s store) schedule(ctx context.Context, rdb redis.Scripter, t newTask) (string, error) {
 	p := s.partOf(t.id)
-	return scheduleScript.Run(ctx, rdb, p.taskKeys(t.kind, t.id), t.id, t.kind, t.payload,
-		strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), p.channel(), t.meta).Text()
+	return redisdriver.ScheduleScript.Run(ctx, rdb, p.TaskKeys(t.kind, t.id), t.id, t.kind, t.payload,
+		strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), p.Channel(), t.meta).Text()
 }
 
 // fixedFlag is the scripts' "fixed" field: "1" when the caller chose the

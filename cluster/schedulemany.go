@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"time"
 
@@ -114,16 +115,16 @@ func (b storeBatch) call(all []newTask) scriptCall {
 		keys: make([]string, 0, 6+4*len(names)+2*len(b.tasks)),
 		args: make([]any, 0, 2+len(names)+7*len(b.tasks)),
 	}
-	c.keys = append(c.keys, b.part.fixedKeys()...)
+	c.keys = append(c.keys, b.part.FixedKeys()...)
 	for _, k := range names {
-		c.keys = append(c.keys, b.part.kindKeys(k.(string))...)
+		c.keys = append(c.keys, b.part.KindKeys(k.(string))...)
 	}
-	c.args = append(append(c.args, b.part.channel(), len(names)), names...)
+	c.args = append(append(c.args, b.part.Channel(), len(names)), names...)
 	for _, i := range b.tasks {
 		t := all[i]
-		c.keys = append(c.keys, b.part.task(t.id))
+		c.keys = append(c.keys, b.part.Task(t.id))
 		if t.fixed {
-			c.keys = append(c.keys, b.part.done(t.id))
+			c.keys = append(c.keys, b.part.Done(t.id))
 		}
 		c.args = append(c.args, t.id, kinds[t.kind], t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), t.meta)
 	}
@@ -141,14 +142,14 @@ func (n *Node) storeBatches(ctx context.Context, batches []storeBatch, all []new
 	}
 	if n.cfg.replicaAcks > 0 {
 		for b, batch := range batches {
-			errs[b] = n.replicated(ctx, batch.part.pending(), func(rdb redis.Scripter) error {
+			errs[b] = n.replicated(ctx, batch.part.Pending(), func(rdb redis.Scripter) error {
 				var err error
-				answers[b], err = scheduleManyScript.Run(ctx, rdb, calls[b].keys, calls[b].args...).StringSlice()
+				answers[b], err = redisdriver.ScheduleManyScript.Run(ctx, rdb, calls[b].keys, calls[b].args...).StringSlice()
 				return err
 			})
 		}
 	} else if len(calls) > 0 {
-		cmds, loadErr := evalEach(ctx, n.st.rdb, scheduleManyScript, calls)
+		cmds, loadErr := evalEach(ctx, n.st.rdb, redisdriver.ScheduleManyScript, calls)
 		for b, cmd := range cmds {
 			answers[b], errs[b] = cmd.StringSlice()
 			if errs[b] != nil && loadErr != nil && redis.HasErrorPrefix(errs[b], "NOSCRIPT") {
@@ -187,59 +188,3 @@ func manyError(results []ScheduleResult) error {
 	return fmt.Errorf("cluster: schedule many: %d of %d tasks not stored; the first, task %d: %w",
 		failures, len(results), first, results[first].Err)
 }
-
-// scheduleManyScript stores the tasks of one partition, each as
-// scheduleScript would, makes the created ones pending with one ZADD per
-// set, and announces them all in one message (pubsub.go), leaving out
-// those of a paused kind.
-// KEYS: the partition's fixed keys, the four indexes of each of the
-// batch's kinds, then per task its hash and, if its ID is fixed, its done
-// marker. ARGV:
-// the channel, the number of kinds and their names, then seven per task:
-// id, its kind's number (from 1), payload, due, max retries, fixed, the
-// observer's metadata. Returns scheduleScript's answer for each task, in
-// order.
-var scheduleManyScript = redis.NewScript(luaPublish + luaPart + luaStoreTask + `
-local nkinds = tonumber(ARGV[2])
-local kinds = {}
-for i = 1, nkinds do
-  local k = 6 + 4 * (i - 1)
-  kinds[i] = {name = ARGV[2 + i], paused = nil, zadd = {},
-    ix = {pending = KEYS[k + 1], running = KEYS[k + 2], dead = KEYS[k + 3], done = KEYS[k + 4]}}
-end
-local k, base = 6 + 4 * nkinds, 2 + nkinds
-local res, notice, pending = {}, {}, {}
-for j = 1, (#ARGV - base) / 7 do
-  local a = base + 7 * (j - 1)
-  local id, kind, due, fixed = ARGV[a + 1], kinds[tonumber(ARGV[a + 2])], ARGV[a + 4], ARGV[a + 6]
-  local task, mark = KEYS[k + 1], nil
-  k = k + 1
-  if fixed == '1' then
-    mark = KEYS[k + 1]
-    k = k + 1
-  end
-  local r = store_task(task, mark, kind.ix, id, kind.name, ARGV[a + 3], due, ARGV[a + 5], fixed, ARGV[a + 7])
-  if r == 'created' then
-    if kind.paused == nil then
-      kind.paused = redis.call('SISMEMBER', PAUSED, kind.name) == 1
-      redis.call('SADD', KINDS, kind.name)
-    end
-    kind.zadd[#kind.zadd + 1] = due
-    kind.zadd[#kind.zadd + 1] = id
-    if kind.paused then
-      redis.call('ZREM', STATE.pending, id)
-    else
-      pending[#pending + 1] = due
-      pending[#pending + 1] = id
-      notice[#notice + 1] = due .. ' ' .. kind.name .. ' ' .. #id .. ' ' .. id
-    end
-  end
-  res[j] = r
-end
-for _, kind in ipairs(kinds) do
-  if #kind.zadd > 0 then redis.call('ZADD', kind.ix.pending, unpack(kind.zadd)) end
-end
-if #pending > 0 then redis.call('ZADD', STATE.pending, unpack(pending)) end
-if #notice > 0 then publish_many(ARGV[1], notice) end
-return res
-`)

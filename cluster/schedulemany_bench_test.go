@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 
 // BenchmarkScheduleManyScripts compares the two ways ScheduleMany could
 // store a batch of 1,000 tasks, both in one pipeline: one schedule script
-// per task (scheduleScript, as Schedule runs it, and as it was before a
+// per task (redisdriver.ScheduleScript, as Schedule runs it, and as it was before a
 // random ID was no longer looked up), or one script per
-// partition's share of the batch (scheduleManyScript, up to the given
+// partition's share of the batch (redisdriver.ScheduleManyScript, up to the given
 // number of tasks per script), which ScheduleMany runs. Besides the time
 // per task it reports what Redis did per task, from INFO commandstats:
 // the commands it ran (scripts and the commands inside them) and its time
@@ -35,7 +36,7 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 		chunk   int
 	}{
 		{"one script per task, random IDs looked up (before)", scheduleScriptBefore, 0},
-		{"one script per task", scheduleScript, 0},
+		{"one script per task", redisdriver.ScheduleScript, 0},
 		{"one script per partition, up to 64 tasks", nil, 64},
 		{"one script per partition, up to 256 tasks", nil, 256},
 	} {
@@ -57,13 +58,13 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 					tasks[i] = newTask{id: randomID(), kind: "k", payload: []byte("payload"), due: due.UnixMicro(), maxRetries: 25}
 				}
 				var calls []scriptCall
-				sc := scheduleManyScript
+				sc := redisdriver.ScheduleManyScript
 				if mode.perTask != nil {
 					sc = mode.perTask
 					for _, t := range tasks {
 						p := n.st.partOf(t.id)
-						calls = append(calls, scriptCall{keys: p.taskKeys(t.kind, t.id),
-							args: []any{t.id, t.kind, t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, "0", p.channel(), ""}})
+						calls = append(calls, scriptCall{keys: p.TaskKeys(t.kind, t.id),
+							args: []any{t.id, t.kind, t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, "0", p.Channel(), ""}})
 					}
 				} else {
 					byPart := make([][]int, len(n.st.parts))
@@ -100,10 +101,10 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 	}
 }
 
-// scheduleScriptBefore is scheduleScript as it was before a random ID was
+// scheduleScriptBefore is redisdriver.ScheduleScript as it was before a random ID was
 // no longer looked up: it reads the done marker and the hash of every
 // task, and sets the metadata with a second HSET.
-var scheduleScriptBefore = redis.NewScript(luaPublish + luaPart + `
+var scheduleScriptBefore = redis.NewScript(redisdriver.Source("lib/publish.lua", "lib/part.lua") + `
 local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
 local d = redis.call('GET', MARK)
 if d then

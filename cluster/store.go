@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 
@@ -44,18 +45,12 @@ func newStore(rdb redis.UniversalClient, prefix string, n int) store {
 // partOf is the partition of task id.
 func (s store) partOf(id string) partition { return s.parts[partitionIndex(id, len(s.parts))] }
 
+// keys names the cluster-wide keys of the prefix.
+func (s store) keys() redisdriver.Keys { return redisdriver.Keys{Prefix: s.prefix} }
+
 // nodes is the sorted set of the live claimers, scored by membership
 // expiry.
-func (s store) nodes() string { return s.prefix + ":nodes" }
-
-// luaNow defines now(): the Redis server's time in microseconds, as an
-// integer string.
-const luaNow = `
-local function now()
-  local t = redis.call('TIME')
-  return string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
-end
-`
+func (s store) nodes() string { return s.keys().Nodes() }
 
 // parseMicros converts the store's unit back; Redis may write a score as
 // "1.7e+15" style only for non-integers, which the store never writes.
@@ -73,89 +68,14 @@ func parseMicros(s string) (int64, error) {
 // loadScripts puts every script in Redis's script cache, so that the first
 // call of each is one round trip (EVALSHA) like every later one.
 func (s store) loadScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{scheduleScript, claimScript, extendScript,
-		completeScript, failScript, releaseScript, expiredScript, reapScript, cancelScript, membersScript, removeDoneScript} {
+	for _, sc := range []*redis.Script{redisdriver.ScheduleScript, redisdriver.ClaimScript, redisdriver.ExtendScript,
+		redisdriver.CompleteScript, redisdriver.FailScript, redisdriver.ReleaseScript, redisdriver.ExpiredScript, redisdriver.ReapScript, redisdriver.CancelScript, redisdriver.MembersScript, redisdriver.RemoveDoneScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// luaPart defines the key names and index functions of the scripts that
-// work on one partition. Every key such a script touches comes in KEYS,
-// as Redis Cluster requires: first the partition's six fixed keys
-// (partition.fixedKeys: the pending, lease, dead and done sets, the set of
-// kinds with stored tasks and the set of paused kinds), then, for a script
-// on one task, the four indexes of the task's kind, the task's hash and
-// its done marker (partition.taskKeys). A script on many tasks is given,
-// after the fixed keys, five keys per task: its hash and its kind's four
-// indexes (task_keys reads them).
-//
-// The caller names the kind it believes a task to be of; a script that
-// finds another kind stored answers the error "KIND <kind>" before it
-// changes anything (wrong_kind), and the caller runs it again with that
-// kind (withKind).
-//
-// A task of a paused kind that is pending sits in its kind's pending index
-// only, not in the partition's pending set, so no node loads or claims it;
-// Resume puts it back. The scripts that include luaPart include luaPublish
-// before it.
-const luaPart = `
-local STATE = {pending = KEYS[1], running = KEYS[2], dead = KEYS[3], done = KEYS[4]}
-local KINDS, PAUSED = KEYS[5], KEYS[6]
-local INDEX = {pending = KEYS[7], running = KEYS[8], dead = KEYS[9], done = KEYS[10]}
-local TASK, MARK = KEYS[11], KEYS[12]
-local PART = string.sub(KEYS[1], 1, -9)
--- wrong_kind tells whether INDEX holds the indexes of another kind
-local function wrong_kind(kind)
-  return KEYS[7] ~= PART .. ':k:pending:' .. kind
-end
--- task_keys are the hash and the kind's indexes of the j-th task of a
--- script on many tasks, and whether they name kind
-local function task_keys(j)
-  local b = 6 + 5 * (j - 1)
-  return KEYS[b + 1], {pending = KEYS[b + 2], running = KEYS[b + 3], dead = KEYS[b + 4], done = KEYS[b + 5]}
-end
-local function names_kind(ix, kind)
-  return ix.pending == PART .. ':k:pending:' .. kind
-end
--- index_add puts id in state (not pending: see make_pending) at score, in
--- the partition's set and in the kind's index ix
-local function index_add(ix, state, kind, score, id)
-  redis.call('ZADD', STATE[state], score, id)
-  redis.call('ZADD', ix[state], score, id)
-  redis.call('SADD', KINDS, kind)
-end
-local function index_rem(ix, state, id)
-  redis.call('ZREM', STATE[state], id)
-  redis.call('ZREM', ix[state], id)
-end
--- make_pending makes id pending, to run at score: claimable and announced
--- on channel unless its kind is paused
-local function make_pending(ix, channel, kind, score, id)
-  redis.call('ZADD', ix.pending, score, id)
-  redis.call('SADD', KINDS, kind)
-  if redis.call('SISMEMBER', PAUSED, kind) == 1 then
-    redis.call('ZREM', STATE.pending, id)
-    return
-  end
-  redis.call('ZADD', STATE.pending, score, id)
-  publish_pending(channel, score, kind, id)
-end
--- the state of task id, stored under key with its kind's indexes ix;
--- 'missing' if none
-local function task_state(key, ix, id)
-  if redis.call('EXISTS', key) == 0 then return 'missing' end
-  if redis.call('ZSCORE', STATE.running, id) then return 'running' end
-  if redis.call('ZSCORE', STATE.dead, id) then return 'dead' end
-  if redis.call('ZSCORE', STATE.done, id) then return 'done' end
-  if redis.call('ZSCORE', ix.pending, id) or redis.call('ZSCORE', STATE.pending, id) then
-    return 'pending'
-  end
-  return 'missing'
-end
-`
 
 // kindError is the kind a script found stored when the caller named
 // another ("KIND <kind>"), and ok if err is such an answer.
@@ -220,9 +140,9 @@ func (s store) runOnTasksReplies(ctx context.Context, sc *redis.Script, ids map[
 	calls := make([]*scriptCall, 0, len(ids))
 	for pi, list := range ids {
 		p := s.parts[pi]
-		c := &scriptCall{keys: p.fixedKeys(), args: lead(p)}
+		c := &scriptCall{keys: p.FixedKeys(), args: lead(p)}
 		for _, id := range list {
-			c.keys = append(append(c.keys, p.task(id)), p.kindKeys(kinds[id])...)
+			c.keys = append(append(c.keys, p.Task(id)), p.KindKeys(kinds[id])...)
 			c.args = append(c.args, id)
 		}
 		if tail != nil {
@@ -253,7 +173,7 @@ func (s store) kindsOf(ctx context.Context, ids map[int][]string) (map[string]st
 	var reads []read
 	for pi, list := range ids {
 		for _, id := range list {
-			reads = append(reads, read{id, pipe.HGet(ctx, s.parts[pi].task(id), "kind")})
+			reads = append(reads, read{id, pipe.HGet(ctx, s.parts[pi].Task(id), "kind")})
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {

@@ -66,7 +66,7 @@ func (n *Node) Timeline(ctx context.Context, kind string, since time.Time) ([]Mi
 	cmds := make([]*redis.MapStringStringCmd, 0, int(last-first+1)*len(n.st.parts))
 	for m := first; m <= last; m++ {
 		for _, p := range n.st.parts {
-			cmds = append(cmds, pipe.HGetAll(ctx, p.timelineKey(m)))
+			cmds = append(cmds, pipe.HGetAll(ctx, p.Timeline(m)))
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {

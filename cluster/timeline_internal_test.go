@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ func TestLatenessBucketsOfTheScriptsAndOfGoAgree(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client()
 	defer rdb.Close()
-	sc := redis.NewScript(luaTimeline + `
+	sc := redis.NewScript(redisdriver.Source("lib/timeline.lua") + `
 local out = {}
 for i = 1, #ARGV do out[i] = late_bucket(tonumber(ARGV[i])) end
 return out`)

@@ -3,8 +3,6 @@ package cluster
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,11 +36,6 @@ const timelineBuckets = 1 + 24*4
 // the partitions it reaps.
 const timelineSamplePeriod = time.Minute
 
-// timelineKey is the hash of minute (minutes since the Unix epoch) in p.
-func (p partition) timelineKey(minute int64) string {
-	return p.prefix + ":tl:" + strconv.FormatInt(minute, 10)
-}
-
 // minuteOf is the minute (since the Unix epoch) t falls in.
 func minuteOf(t time.Time) int64 {
 	return t.Unix() / 60
@@ -66,7 +59,7 @@ func (r timelineRec) keys(p partition, keys []string) []string {
 	return append(keys, r.timelineKey(p))
 }
 
-func (r timelineRec) timelineKey(p partition) string { return p.timelineKey(r.minute) }
+func (r timelineRec) timelineKey(p partition) string { return p.Timeline(r.minute) }
 
 // ttlMillis is the hash's time to live, set when a count creates a field:
 // the retention, counted from the minute's first count (so the oldest
@@ -83,29 +76,6 @@ func (n *Node) timelineNow() timelineRec {
 	n.mu.Unlock()
 	return timelineRec{minute: minuteOf(now), ttl: n.cfg.timeline}
 }
-
-// luaTimeline defines count_run, which counts a run of kind that started
-// late µs after it was due in the minute's hash tl (kept ttl ms), and, if
-// extra is given, in the field extra too ('f' failed, 'l' lost). The
-// buckets are latenessBucket's.
-var luaTimeline = fmt.Sprintf(`
-local function late_bucket(us)
-  us = math.floor(us)
-  if us < 1 then return 0 end
-  -- us = m * 2^e with m in [0.5, 1): us is in [2^(e-1), 2^e), and the
-  -- quarter of that range it falls in is floor(m * 8) - 4
-  local m, e = math.frexp(us)
-  return math.min(1 + (e - 1) * 4 + math.floor(m * 8) - 4, %d)
-end
-local function count_run(tl, ttl, kind, due, start, extra)
-  local late = 0
-  if due and start then late = tonumber(start) - tonumber(due) end
-  if redis.call('HINCRBY', tl, kind .. '|' .. late_bucket(late), 1) == 1 then
-    redis.call('PEXPIRE', tl, ttl)
-  end
-  if extra then redis.call('HINCRBY', tl, kind .. '|' .. extra, 1) end
-end
-`, timelineBuckets-1)
 
 // timelineLoop samples the pending depth of the partitions this node
 // reaps (ownership.go) at its start and once a minute after, while
@@ -153,7 +123,7 @@ func (n *Node) sampleTimeline(ctx context.Context) error {
 	pipe := n.st.rdb.Pipeline()
 	kindCmds := make([]*redis.StringSliceCmd, len(parts))
 	for i, p := range parts {
-		kindCmds[i] = pipe.SMembers(ctx, p.kinds())
+		kindCmds[i] = pipe.SMembers(ctx, p.Kinds())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
@@ -169,7 +139,7 @@ func (n *Node) sampleTimeline(ctx context.Context) error {
 	pipe = n.st.rdb.Pipeline()
 	for i, p := range parts {
 		for _, kind := range kindCmds[i].Val() {
-			ix := p.kindIndex(Pending, kind)
+			ix := p.KindIndex(string(Pending), kind)
 			reads = append(reads, read{p, owned[i], kind, pipe.ZCard(ctx, ix), pipe.ZRangeWithScores(ctx, ix, 0, 0)})
 		}
 	}

@@ -53,7 +53,7 @@ func (n *Node) warnUnhandled(ctx context.Context) {
 	pipe := n.st.rdb.Pipeline()
 	sets := make([]*redis.StringSliceCmd, len(parts))
 	for i, p := range parts {
-		sets[i] = pipe.SMembers(ctx, p.kinds())
+		sets[i] = pipe.SMembers(ctx, p.Kinds())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -108,8 +108,8 @@ func (s store) dueOfKind(ctx context.Context, parts []partition, kind string, no
 	counts := make([]*redis.IntCmd, len(parts))
 	firsts := make([]*redis.ZSliceCmd, len(parts))
 	for i, p := range parts {
-		counts[i] = pipe.ZCount(ctx, p.kindIndex(Pending, kind), "-inf", strconv.FormatInt(now, 10))
-		firsts[i] = pipe.ZRangeWithScores(ctx, p.kindIndex(Pending, kind), 0, 0)
+		counts[i] = pipe.ZCount(ctx, p.KindIndex(string(Pending), kind), "-inf", strconv.FormatInt(now, 10))
+		firsts[i] = pipe.ZRangeWithScores(ctx, p.KindIndex(string(Pending), kind), 0, 0)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, 0, err

@@ -30,7 +30,7 @@ import (
 // left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
 	n.mu.Lock()
-	owned := n.shares.owns(kind, n.st.partOf(id).index)
+	owned := n.shares.owns(kind, n.st.partOf(id).Index)
 	n.mu.Unlock()
 	if owned {
 		n.enter(id, kind, due, -1, false)
@@ -215,8 +215,8 @@ func (s store) load(ctx context.Context, which map[string][]bool, lo, hi string,
 				continue
 			}
 			p := s.parts[i]
-			r := read{kind: kind, paused: pipe.SIsMember(ctx, p.paused(), kind)}
-			args := redis.ZRangeArgs{Key: p.kindIndex(Pending, kind), ByScore: true, Start: lo, Stop: hi, Count: share}
+			r := read{kind: kind, paused: pipe.SIsMember(ctx, p.Paused(), kind)}
+			args := redis.ZRangeArgs{Key: p.KindIndex(string(Pending), kind), ByScore: true, Start: lo, Stop: hi, Count: share}
 			if newest {
 				args.Start, args.Stop, args.Rev = hi, lo, true
 			}

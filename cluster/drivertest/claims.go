@@ -1,0 +1,7 @@
+package drivertest
+
+import "testing"
+
+// runClaims checks the driver's Claims methods.
+func runClaims(t *testing.T, h Harness) {
+}

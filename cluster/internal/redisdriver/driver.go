@@ -1,0 +1,63 @@
+// Package redisdriver is the Redis driver of the cluster: every key name
+// (keys.go), every Lua script (lua/, named in scripts.go) and the
+// partition layout of a keyspace, behind the methods of driver.Driver.
+// Nothing outside it builds a key or runs a script. It imports package
+// driver and go-redis; package cluster imports it for cluster.New.
+package redisdriver
+
+import (
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/redis/go-redis/v9"
+)
+
+// Driver stores the tasks of one prefix in Redis (one server, Sentinel or
+// a Redis Cluster).
+type Driver struct {
+	rdb   redis.UniversalClient // observed when Options.Observe is set
+	plain redis.UniversalClient // the client New was given
+	keys  Keys
+	parts []Partition
+}
+
+var _ driver.Driver = (*Driver)(nil)
+
+// Options configure a Driver.
+type Options struct {
+	// Prefix is the keyspace: every key starts with it.
+	Prefix string
+	// Partitions is the number of partitions of the keyspace (at least 1).
+	Partitions int
+	// Observe, if not nil, is told of every script call.
+	Observe Observe
+}
+
+// New returns the driver of the keyspace o names, on rdb.
+func New(rdb redis.UniversalClient, o Options) *Driver {
+	return &Driver{
+		rdb:   observeRedis(rdb, o.Observe),
+		plain: rdb,
+		keys:  Keys{Prefix: o.Prefix},
+		parts: PartitionsOf(o.Prefix, o.Partitions),
+	}
+}
+
+// Partitions is the number of partitions of the keyspace.
+func (d *Driver) Partitions() int { return len(d.parts) }
+
+// Addr is the address of the Redis server, or "" for a cluster client (or
+// any client that does not say).
+func (d *Driver) Addr() string {
+	if c, ok := d.plain.(*redis.Client); ok {
+		return c.Options().Addr
+	}
+	return ""
+}
+
+// Client is the driver's client (observed when Options.Observe is set),
+// for the code of package cluster not yet moved behind driver.Driver.
+func (d *Driver) Client() redis.UniversalClient { return d.rdb }
+
+// partOf is the partition of task id.
+func (d *Driver) partOf(id string) Partition {
+	return d.parts[driver.PartitionOf(id, len(d.parts))]
+}

@@ -1,0 +1,2 @@
+
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now(), '+inf')
