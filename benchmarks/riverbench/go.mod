@@ -7,6 +7,7 @@ go 1.26.0
 // GOWORK=off.
 replace (
 	github.com/go-stpe/scheduler => ../../
+	github.com/go-stpe/scheduler/cluster => ../../cluster
 	github.com/go-stpe/scheduler/cluster/pgdriver => ../../cluster/pgdriver
 )
 
@@ -19,6 +20,7 @@ require (
 
 require (
 	github.com/go-stpe/scheduler v0.1.0 // indirect
+	github.com/go-stpe/scheduler/cluster v0.1.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -48,8 +49,8 @@ RETURNING state, coalesce(state = 'done' AND expires_at <= statement_timestamp()
 	return Cancellation{Removed: !retentionEnded, WasRunning: state == Running}, nil
 }
 
-// Get returns task id as stored, or an error wrapping ErrNotFound if no
-// task holds the ID (a done task past its retention is not found).
+// Get returns task id as stored, or an error wrapping driver.ErrNotFound
+// (which package cluster exports as ErrNotFound) if no task holds the ID (a done task past its retention is not found).
 func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
 	if id == "" {
 		return StoredTask{}, invalid("get", "empty task ID")
@@ -88,9 +89,10 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// notFoundError is "cluster: what: no such task", wrapping ErrNotFound.
+// notFoundError is "cluster: what: no such task", wrapping
+// driver.ErrNotFound.
 type notFoundError struct{ what string }
 
 func (e *notFoundError) Error() string { return "cluster: " + e.what + ": no such task" }
 
-func (e *notFoundError) Unwrap() error { return ErrNotFound }
+func (e *notFoundError) Unwrap() error { return driver.ErrNotFound }

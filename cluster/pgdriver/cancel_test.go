@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 )
 
@@ -36,7 +37,7 @@ func TestCancelInEachState(t *testing.T) {
 		if err != nil || c != want {
 			t.Errorf("Cancel(%s) = %+v, %v; want %+v", id, c, err, want)
 		}
-		if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
+		if _, err := s.Get(ctx, id); !errors.Is(err, driver.ErrNotFound) {
 			t.Errorf("Get(%s) after Cancel: %v", id, err)
 		}
 		mustSchedule(t, s, dueTask(id))
@@ -50,7 +51,7 @@ func TestCancelInEachState(t *testing.T) {
 	if _, err := s.Cancel(ctx, ""); !errors.Is(err, scheduler.ErrInvalidArgument) {
 		t.Fatalf("Cancel(\"\"): %v", err)
 	}
-	if _, err := s.Get(ctx, "never"); !errors.Is(err, pgdriver.ErrNotFound) || err.Error() != "cluster: get never: no such task" {
+	if _, err := s.Get(ctx, "never"); !errors.Is(err, driver.ErrNotFound) || err.Error() != "cluster: get never: no such task" {
 		t.Fatalf("Get of an unknown ID: %v", err)
 	}
 }
@@ -99,7 +100,7 @@ func TestCancelRacingClaim(t *testing.T) {
 		if won {
 			claimedFirst++
 		}
-		if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
+		if _, err := s.Get(ctx, id); !errors.Is(err, driver.ErrNotFound) {
 			t.Fatalf("%s survived its cancel: %v", id, err)
 		}
 	}

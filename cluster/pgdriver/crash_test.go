@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 )
@@ -71,7 +72,7 @@ func TestServerCrashKeepsCommittedState(t *testing.T) {
 	}
 	mustSchedule(t, s, dueTask("after"))
 	nextEvent(t, events, func(e pgdriver.Event) bool { return e.Kind == pgdriver.EventNotice && e.Notice.ID == "after" })
-	if _, err := s.Get(ctx, "while-down"); !errors.Is(err, pgdriver.ErrNotFound) {
+	if _, err := s.Get(ctx, "while-down"); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("the task refused while down is stored: %v", err)
 	}
 }

@@ -7,9 +7,11 @@
 // driver and Quartz's JDBC job store.
 //
 // It owns the tables it creates (all named stpe_*) and the notice
-// channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool)
-// and, for its sentinel, the root scheduler package; not the cluster
-// package, so that the cluster can import it.
+// channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool),
+// package cluster/driver (the drivers' sentinels, State and PartitionOf;
+// it imports only the standard library) and, for ErrInvalidArgument, the
+// root scheduler package; never package cluster itself, so that the
+// cluster can import it.
 //
 // # Rules
 //

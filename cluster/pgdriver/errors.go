@@ -1,16 +1,10 @@
 package pgdriver
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/go-stpe/scheduler"
 )
-
-// ErrNotFound is wrapped by the error of an operation on an ID that names
-// no stored task (the cluster package's ErrNotFound, River's
-// rivertype.ErrNotFound).
-var ErrNotFound = errors.New("cluster: no such task")
 
 // invalidError is bad input: "cluster: what: why", wrapping
 // scheduler.ErrInvalidArgument.

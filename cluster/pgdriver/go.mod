@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/go-stpe/scheduler v0.1.0
+	github.com/go-stpe/scheduler/cluster v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
 	go.uber.org/goleak v1.3.0
 )

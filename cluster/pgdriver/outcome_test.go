@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 )
 
@@ -37,7 +38,7 @@ func TestCompleteKeepsDoneForRetention(t *testing.T) {
 		t.Fatalf("second Complete = %q, %v; want lost", out, err)
 	}
 	exec(t, pool, `UPDATE stpe_tasks SET expires_at = statement_timestamp() - interval '1 second' WHERE id = 'a'`)
-	if _, err := s.Get(ctx, "a"); !errors.Is(err, pgdriver.ErrNotFound) {
+	if _, err := s.Get(ctx, "a"); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("Get past the retention: %v, want ErrNotFound", err)
 	}
 	if r, err := s.Schedule(ctx, dueTask("a")); err != nil || r != pgdriver.Created {
@@ -90,7 +91,7 @@ func TestCompleteWithoutRetentionDeletes(t *testing.T) {
 	if out, err := s.Complete(ctx, "a", tok, 0); err != nil || out != pgdriver.OutcomeDone {
 		t.Fatalf("Complete = %q, %v", out, err)
 	}
-	if _, err := s.Get(ctx, "a"); !errors.Is(err, pgdriver.ErrNotFound) {
+	if _, err := s.Get(ctx, "a"); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("Get after Complete without retention: %v", err)
 	}
 	mustSchedule(t, s, dueTask("a"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/jackc/pgx/v5"
 )
@@ -94,7 +95,7 @@ func TestScheduleTxStoresOnlyOnCommit(t *testing.T) {
 			id = "committed"
 		}
 		scheduleTx(t, s, pool, id, commit, func() {
-			if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
+			if _, err := s.Get(ctx, id); !errors.Is(err, driver.ErrNotFound) {
 				t.Fatalf("Get(%s) before the end of its transaction: %v, want ErrNotFound", id, err)
 			}
 		})
@@ -102,7 +103,7 @@ func TestScheduleTxStoresOnlyOnCommit(t *testing.T) {
 		if commit && err != nil {
 			t.Fatalf("Get(%s) after commit: %v", id, err)
 		}
-		if !commit && !errors.Is(err, pgdriver.ErrNotFound) {
+		if !commit && !errors.Is(err, driver.ErrNotFound) {
 			t.Fatalf("Get(%s) after rollback: %v, want ErrNotFound", id, err)
 		}
 	}
@@ -158,7 +159,7 @@ func TestScheduleManyTxRollsBackWhole(t *testing.T) {
 		t.Fatalf("BeginFunc: %v", err)
 	}
 	for _, id := range []string{"r1", "r2"} {
-		if _, err := s.Get(ctx, id); !errors.Is(err, pgdriver.ErrNotFound) {
+		if _, err := s.Get(ctx, id); !errors.Is(err, driver.ErrNotFound) {
 			t.Fatalf("Get(%s) after rollback: %v", id, err)
 		}
 	}

@@ -2,10 +2,9 @@ package pgdriver
 
 import (
 	"context"
-	"hash/fnv"
-	"strings"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,8 +38,8 @@ type Options struct {
 	// Partitions is the number of partitions the tasks are spread over,
 	// each with its own notice channel (DefaultPartitions if 0).
 	Partitions int
-	// PartitionOf maps a task ID to its partition in [0, n): the
-	// cluster package's rule (PartitionIndex) if nil.
+	// PartitionOf maps a task ID to its partition in [0, n):
+	// driver.PartitionOf, the rule of every driver, if nil.
 	PartitionOf func(id string, n int) int
 }
 
@@ -59,7 +58,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	}
 	of := opts.PartitionOf
 	if of == nil {
-		of = PartitionIndex
+		of = driver.PartitionOf
 	}
 	return &Store{pool: pool, partitions: n, partitionOf: of}, nil
 }
@@ -70,22 +69,6 @@ func (s *Store) Partitions() int { return s.partitions }
 // PartitionOf is the partition of task id.
 func (s *Store) PartitionOf(id string) int { return s.partitionOf(id, s.partitions) }
 
-// PartitionIndex is the cluster package's partition of a task ID among n:
-// FNV-1a of the ID modulo n, except that a periodic task's occurrence
-// (name@due, due in RFC 3339 with nanoseconds, UTC) lies in the partition
-// of its name.
-func PartitionIndex(id string, n int) int {
-	if at := strings.LastIndexByte(id, '@'); at > 0 {
-		text := id[at+1:]
-		if due, err := time.Parse(time.RFC3339Nano, text); err == nil && due.UTC().Format(time.RFC3339Nano) == text {
-			id = id[:at]
-		}
-	}
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % uint32(n))
-}
-
 // querier is what the statements run on: the pool or a transaction.
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
@@ -93,19 +76,20 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// State is where a task is in its lifecycle.
-type State string
+// State is where a task is in its lifecycle: driver.State, whose four
+// values the column state holds.
+type State = driver.State
 
 const (
 	// Pending tasks wait for their run time.
-	Pending State = "pending"
+	Pending = driver.Pending
 	// Running tasks are claimed by a node, under a lease.
-	Running State = "running"
+	Running = driver.Running
 	// Dead tasks ran out of retries or of lost runs; they stay until
 	// canceled.
-	Dead State = "dead"
+	Dead = driver.Dead
 	// Done tasks ran to completion; they are kept for their retention.
-	Done State = "done"
+	Done = driver.Done
 )
 
 // Task is a task as scheduled.

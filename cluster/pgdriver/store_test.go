@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 )
 
@@ -46,25 +48,22 @@ func TestPartitionOutOfRangeIsRefused(t *testing.T) {
 	}
 }
 
-// TestPartitionIndexMatchesTheClusterRule: an occurrence of a periodic
-// task lies in its name's partition; other IDs, an @ included, hash whole.
-func TestPartitionIndexMatchesTheClusterRule(t *testing.T) {
-	const n = 64
-	name := "report"
-	occ := name + "@2030-01-02T03:04:05.123456789Z"
-	if pgdriver.PartitionIndex(occ, n) != pgdriver.PartitionIndex(name, n) {
-		t.Fatalf("occurrence %s in partition %d, its name in %d", occ, pgdriver.PartitionIndex(occ, n), pgdriver.PartitionIndex(name, n))
+// TestPartitionOfIsTheDriversRule: by default a task lies in the
+// partition driver.PartitionOf names, an occurrence of a periodic task in
+// its name's.
+func TestPartitionOfIsTheDriversRule(t *testing.T) {
+	_, pool := newStore(t)
+	s, err := pgdriver.New(pool, pgdriver.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// FNV-1a 32 of "report" is 0x19bb34eb, 431699179; modulo 64, 43.
-	if got := pgdriver.PartitionIndex(name, n); got != 43 {
-		t.Fatalf("PartitionIndex(%q, 64) = %d, want 43", name, got)
+	occ := driver.OccurrenceID("report", time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC))
+	for _, id := range []string{"a", "report", occ, "report@tomorrow", "0123456789abcdef0123456789abcdef"} {
+		if got, want := s.PartitionOf(id), driver.PartitionOf(id, pgdriver.DefaultPartitions); got != want {
+			t.Errorf("PartitionOf(%q) = %d, want %d", id, got, want)
+		}
 	}
-	notOcc := name + "@tomorrow"
-	seen := map[int]bool{}
-	for _, id := range []string{notOcc, name} {
-		seen[pgdriver.PartitionIndex(id, n)] = true
-	}
-	if len(seen) != 2 {
-		t.Fatalf("%s lies in its prefix's partition; want it hashed whole", notOcc)
+	if s.PartitionOf(occ) != s.PartitionOf("report") {
+		t.Fatalf("occurrence %s in partition %d, its task in %d", occ, s.PartitionOf(occ), s.PartitionOf("report"))
 	}
 }
