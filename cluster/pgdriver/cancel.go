@@ -57,24 +57,29 @@ func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
 	}
 	var (
 		t                                           StoredTask
-		token                                       *string
+		token, claimedBy                            *string
 		leaseExpires, claimedAt, finished, expireAt *time.Time
+		history                                     []runJSON
 	)
 	err := s.pool.QueryRow(ctx, `
 SELECT id, kind, payload, due, max_retries, metadata, partition, state, run_at, attempts, lost_runs,
-    lease_token, lease_expires, claimed_at, last_error, created_at, updated_at, finished_at, expires_at
+    lease_token, lease_expires, claimed_at, claimed_by, last_error, created_at, updated_at, finished_at,
+    expires_at, history
 FROM stpe_tasks
 WHERE id = $1 AND NOT (state = 'done' AND expires_at <= statement_timestamp())`, id).Scan(
 		&t.ID, &t.Kind, &t.Payload, &t.Due, &t.MaxRetries, &t.Metadata, &t.Partition, &t.State, &t.RunAt,
-		&t.Attempts, &t.LostRuns, &token, &leaseExpires, &claimedAt, &t.LastError, &t.CreatedAt, &t.UpdatedAt,
-		&finished, &expireAt)
+		&t.Attempts, &t.LostRuns, &token, &leaseExpires, &claimedAt, &claimedBy, &t.LastError, &t.CreatedAt,
+		&t.UpdatedAt, &finished, &expireAt, &history)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return StoredTask{}, &notFoundError{what: "get " + id}
 	}
 	if err != nil {
 		return StoredTask{}, failed("get "+id, err)
 	}
-	t.LeaseToken = deref(token)
+	t.LeaseToken, t.ClaimedBy = deref(token), deref(claimedBy)
+	for _, r := range history {
+		t.History = append(t.History, r.record())
+	}
 	t.LeaseExpires, t.ClaimedAt = deref(leaseExpires), deref(claimedAt)
 	t.FinishedAt, t.ExpiresAt = deref(finished), deref(expireAt)
 	return t, nil
@@ -96,3 +101,18 @@ type notFoundError struct{ what string }
 func (e *notFoundError) Error() string { return "cluster: " + e.what + ": no such task" }
 
 func (e *notFoundError) Unwrap() error { return driver.ErrNotFound }
+
+// runJSON is a run record as stpe_add_run writes it in a task's history.
+type runJSON struct {
+	Node    string `json:"node"`
+	Start   int64  `json:"start"` // µs since the epoch
+	End     int64  `json:"end"`   // µs since the epoch
+	Outcome string `json:"outcome"`
+	Error   string `json:"error"`
+}
+
+// record is r as the drivers return it.
+func (r runJSON) record() driver.RunRecord {
+	return driver.RunRecord{Node: r.Node, Start: time.UnixMicro(r.Start), End: time.UnixMicro(r.End),
+		Outcome: driver.Outcome(r.Outcome), Error: r.Error}
+}

@@ -46,9 +46,9 @@ type Claim struct {
 	DBNow time.Time
 }
 
-// claimSet is the SET list of a claim: $token and $lease (µs) are the
-// placeholders named.
-const claimSet = `state = 'running', lease_token = $token, claimed_at = statement_timestamp(),
+// claimSet is the SET list of a claim: $token, $lease (µs) and $node (the
+// store's Options.Node) are the placeholders named.
+const claimSet = `state = 'running', lease_token = $token, claimed_at = statement_timestamp(), claimed_by = $node,
     lease_expires = statement_timestamp() + $lease::bigint * interval '1 microsecond',
     updated_at = statement_timestamp()`
 
@@ -58,11 +58,11 @@ const claimReturning = `t.id, t.kind, t.payload, t.due, t.run_at, t.max_retries,
 // notPaused is the condition that the kind of the row t is not paused.
 const notPaused = `NOT EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
 
-// claimOne is Claim's statement: $1 id, $2 token, $3 lease (µs).
+// claimOne is Claim's statement: $1 id, $2 token, $3 lease (µs), $4 node.
 var claimOne = named(`
 UPDATE stpe_tasks t SET `+claimSet+`
 WHERE t.id = $1 AND t.state = 'pending' AND t.run_at <= statement_timestamp() AND `+notPaused+`
-RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3"})
+RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$4"})
 
 // Claim claims task id for the owner token with a lease, if it is pending
 // and due by the database's clock (River's JobGetAvailable for one job,
@@ -74,7 +74,7 @@ func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration
 		return Claim{}, err
 	}
 	for range raceRounds {
-		c, err := claimedTask(s.pool.QueryRow(ctx, claimOne, id, token, micros(lease)))
+		c, err := claimedTask(s.pool.QueryRow(ctx, claimOne, id, token, micros(lease), s.node))
 		if err == nil {
 			return c, nil
 		}
@@ -126,7 +126,7 @@ type ClaimDueParams struct {
 
 // claimManySQL is ClaimDue's statement, for all partitions or (some)
 // those of $1: $2 token, $3 lease (µs), $4 limit, $5 overdue by (µs), $6
-// the paused kinds. The paused kinds come as a parameter for the scan, so
+// the paused kinds, $7 node. The paused kinds come as a parameter for the scan, so
 // that the planner reads the due index in order and stops at the limit
 // (a join with stpe_paused_kinds, whose size it cannot know, makes it
 // sort every due task first); the UPDATE checks the table again, so a
@@ -148,7 +148,7 @@ WITH due AS (
 )
 UPDATE stpe_tasks t SET `+claimSet+`
 FROM due WHERE t.id = due.id AND t.state = 'pending' AND `+notPaused+`
-RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3"})
+RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$7"})
 }
 
 var (
@@ -178,7 +178,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]Claim, error)
 	if p.Partitions != nil {
 		sql = claimManySome
 	}
-	rows, err := s.pool.Query(ctx, sql, partitionsArg(p.Partitions), p.Token, micros(p.Lease), p.Limit, micros(p.OverdueBy), paused)
+	rows, err := s.pool.Query(ctx, sql, partitionsArg(p.Partitions), p.Token, micros(p.Lease), p.Limit, micros(p.OverdueBy), paused, s.node)
 	if err != nil {
 		return nil, failed("claim due", err)
 	}

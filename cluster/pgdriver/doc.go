@@ -26,7 +26,9 @@
 //     token; the row lock lets one claimer win. ClaimDue takes a batch
 //     with FOR UPDATE SKIP LOCKED, so claimers never wait on one another.
 //   - Complete, Fail, Release and Extend check the token (fencing): a run
-//     that lost its lease writes nothing.
+//     that lost its lease writes nothing. Each run that ends is recorded
+//     in the task's history (driver.RunRecord): its node, start, end,
+//     outcome and error.
 //   - A failed run counts an attempt and is retried at the database's now
 //     plus the backoff, until the attempts exceed the task's retry limit:
 //     then it is dead, kept with its last error until canceled.
@@ -55,9 +57,11 @@
 //   - stpe_tasks, a row per task: id (primary key), kind, payload
 //     (bytea), partition, state (pending, running, dead, done), due (as
 //     scheduled), run_at (when it runs next), max_retries, attempts,
-//     lost_runs, lease_token, lease_expires and claimed_at (while
-//     running), last_error, metadata, created_at, updated_at, finished_at
-//     (done or dead) and expires_at (done: the end of its retention).
+//     lost_runs, lease_token, lease_expires, claimed_at and claimed_by
+//     (while running), last_error, metadata, history (the last
+//     driver.MaxHistory runs, as JSON, appended by the function
+//     stpe_add_run), created_at, updated_at, finished_at (done or dead)
+//     and expires_at (done: the end of its retention).
 //     Partial indexes serve the claims and the window (run_at, and
 //     partition with run_at, of the pending tasks), the reaper
 //     (lease_expires of the running ones) and retention (expires_at of

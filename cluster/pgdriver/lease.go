@@ -101,7 +101,7 @@ WITH expired AS (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-UPDATE stpe_tasks t SET `+ended+`, lost_runs = t.lost_runs + 1, last_error = $4,
+UPDATE stpe_tasks t SET `+endedAs("'lost'", "$4")+`, lost_runs = t.lost_runs + 1, last_error = $4,
     state = CASE WHEN expired.dead THEN 'dead' ELSE 'pending' END,
     run_at = CASE WHEN expired.dead THEN t.run_at ELSE statement_timestamp() END,
     finished_at = CASE WHEN expired.dead THEN statement_timestamp() END

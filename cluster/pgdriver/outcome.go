@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -14,8 +16,27 @@ import (
 // its lease can neither complete nor retry a task another node now holds
 // (fencing). Every time written is the database's.
 
-// ended is the SET list that ends a claim.
-const ended = `lease_token = NULL, lease_expires = NULL, claimed_at = NULL, updated_at = statement_timestamp()`
+// endedAs is the SET list that ends a claim, recording the run in the
+// task's history with outcome and error, each an SQL expression. SET reads
+// the row as it was, so the run's node and start are the claim's.
+func endedAs(outcome, errText string) string {
+	return `history = stpe_add_run(history, claimed_by, claimed_at, ` + outcome + `, ` + errText + `),
+    lease_token = NULL, lease_expires = NULL, claimed_at = NULL, claimed_by = NULL,
+    updated_at = statement_timestamp()`
+}
+
+// historyError is err cut to driver.MaxHistoryError bytes, at a character
+// boundary, as a run record keeps it.
+func historyError(err string) string {
+	if len(err) <= driver.MaxHistoryError {
+		return err
+	}
+	cut := driver.MaxHistoryError
+	for cut > 0 && !utf8.RuneStart(err[cut]) {
+		cut--
+	}
+	return err[:cut]
+}
 
 // Complete records a successful run of task id claimed with token: the
 // task is kept as done for retention (its ID stays taken, and Schedule
@@ -31,7 +52,7 @@ func (s *Store) Complete(ctx context.Context, id, token string, retention time.D
 	var err error
 	if retention > 0 {
 		tag, err = s.pool.Exec(ctx, `
-UPDATE stpe_tasks SET state = 'done', `+ended+`, last_error = '',
+UPDATE stpe_tasks SET state = 'done', `+endedAs("'succeeded'", "''")+`, last_error = '',
     finished_at = statement_timestamp(),
     expires_at = statement_timestamp() + $3::bigint * interval '1 microsecond'
 WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token, micros(retention))
@@ -57,6 +78,9 @@ type Failure struct {
 	// SkipRetry makes the task dead at once, whatever retries it has
 	// left (the cluster package's ErrSkipRetry).
 	SkipRetry bool
+	// TimedOut records the run as timed out (past its time limit), not
+	// failed, in the task's history.
+	TimedOut bool
 }
 
 // Fail records a failed run of task id claimed with token: the failed
@@ -72,6 +96,10 @@ func (s *Store) Fail(ctx context.Context, id, token string, f Failure) (Outcome,
 	if f.Backoff < 0 {
 		return "", invalid("fail "+id, "backoff %v < 0", f.Backoff)
 	}
+	outcome := driver.OutcomeFailed
+	if f.TimedOut {
+		outcome = driver.OutcomeTimedOut
+	}
 	var state State
 	err := s.pool.QueryRow(ctx, `
 WITH run AS (
@@ -79,13 +107,13 @@ WITH run AS (
     FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
     FOR UPDATE
 )
-UPDATE stpe_tasks t SET `+ended+`, attempts = t.attempts + 1, last_error = $3,
+UPDATE stpe_tasks t SET `+endedAs("$7", "$6")+`, attempts = t.attempts + 1, last_error = $3,
     state = CASE WHEN run.dead THEN 'dead' ELSE 'pending' END,
     run_at = CASE WHEN run.dead THEN t.run_at
         ELSE statement_timestamp() + $4::bigint * interval '1 microsecond' END,
     finished_at = CASE WHEN run.dead THEN statement_timestamp() END
 FROM run WHERE t.id = run.id
-RETURNING t.state`, id, token, f.Error, micros(f.Backoff), f.SkipRetry).Scan(&state)
+RETURNING t.state`, id, token, f.Error, micros(f.Backoff), f.SkipRetry, historyError(f.Error), outcome).Scan(&state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return OutcomeLost, nil
@@ -107,7 +135,7 @@ func (s *Store) Release(ctx context.Context, id, token string) (Outcome, error) 
 		return "", err
 	}
 	tag, err := s.pool.Exec(ctx, `
-UPDATE stpe_tasks SET state = 'pending', `+ended+`
+UPDATE stpe_tasks SET state = 'pending', `+endedAs("'handed_back'", "''")+`
 WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token)
 	if err != nil {
 		return "", failed("release "+id, err)

@@ -31,8 +31,8 @@ ANALYZE stpe_tasks`); err != nil {
 		sql  string
 		args []any
 	}{
-		"claim, all partitions":  {claimManyAll, []any{nil, "tok", int64(1e6), 10, int64(0), []string{"k1"}}},
-		"claim, some partitions": {claimManySome, []any{[]int32{1, 2, 3}, "tok", int64(1e6), 10, int64(0), []string{}}},
+		"claim, all partitions":  {claimManyAll, []any{nil, "tok", int64(1e6), 10, int64(0), []string{"k1"}, "node"}},
+		"claim, some partitions": {claimManySome, []any{[]int32{1, 2, 3}, "tok", int64(1e6), 10, int64(0), []string{}, "node"}},
 		"window, all partitions": {loadWindowAll, []any{nil, toTime(timeNowForPlan()), 100, []string{"k1"}}},
 	}
 	for name, p := range plans {

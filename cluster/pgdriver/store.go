@@ -29,6 +29,7 @@ const maxIDLen = 512
 // Migrate. It is safe for concurrent use.
 type Store struct {
 	pool        *pgxpool.Pool
+	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
 }
@@ -41,6 +42,9 @@ type Options struct {
 	// PartitionOf maps a task ID to its partition in [0, n):
 	// driver.PartitionOf, the rule of every driver, if nil.
 	PartitionOf func(id string, n int) int
+	// Node names the node this store serves, as its claims record it
+	// (StoredTask.ClaimedBy, the run history's RunRecord.Node).
+	Node string
 }
 
 // New returns the Store of pool. A negative number of partitions is an
@@ -60,7 +64,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if of == nil {
 		of = driver.PartitionOf
 	}
-	return &Store{pool: pool, partitions: n, partitionOf: of}, nil
+	return &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}, nil
 }
 
 // Partitions is the number of partitions of the store.
@@ -125,9 +129,13 @@ type StoredTask struct {
 	LeaseToken   string
 	LeaseExpires time.Time
 	ClaimedAt    time.Time
+	ClaimedBy    string
 	LastError    string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// History is the task's last runs (at most driver.MaxHistory), oldest
+	// first.
+	History   []driver.RunRecord
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// FinishedAt is when it became done or dead; ExpiresAt, for a done
 	// task, when its retention ends.
 	FinishedAt, ExpiresAt time.Time

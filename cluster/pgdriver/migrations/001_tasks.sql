@@ -16,6 +16,8 @@ CREATE TABLE stpe_tasks (
     lease_token   text,                           -- the claim's owner token while running
     lease_expires timestamptz,                    -- by the database's clock
     claimed_at    timestamptz,
+    claimed_by    text,                           -- the name of the node that claimed it
+    history       jsonb       NOT NULL DEFAULT '[]', -- the last runs (stpe_add_run)
     last_error    text        NOT NULL DEFAULT '',
     metadata      text        NOT NULL DEFAULT '',
     created_at    timestamptz NOT NULL DEFAULT statement_timestamp(),
@@ -36,6 +38,25 @@ CREATE INDEX stpe_tasks_leases ON stpe_tasks (lease_expires) WHERE state = 'runn
 CREATE INDEX stpe_tasks_done ON stpe_tasks (expires_at) WHERE state = 'done';
 -- Listing and counting by kind and state.
 CREATE INDEX stpe_tasks_kind_state ON stpe_tasks (kind, state);
+
+-- stpe_add_run appends the record of a run that ended now to a task's
+-- history and keeps the last ten: node, start and end (µs since the
+-- epoch), outcome and error.
+CREATE FUNCTION stpe_add_run(history jsonb, node text, started timestamptz, outcome text, error text)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+    SELECT coalesce(jsonb_agg(run ORDER BY i), '[]')
+    FROM (
+        SELECT run, i
+        FROM jsonb_array_elements(history || jsonb_build_array(jsonb_build_object(
+            'node', coalesce(node, ''),
+            'start', (extract(epoch FROM started) * 1000000)::bigint,
+            'end', (extract(epoch FROM statement_timestamp()) * 1000000)::bigint,
+            'outcome', outcome,
+            'error', coalesce(error, '')))) WITH ORDINALITY AS runs(run, i)
+        ORDER BY i DESC
+        LIMIT 10
+    ) AS last
+$$;
 
 -- Kinds whose pending tasks no node claims nor loads until resumed.
 CREATE TABLE stpe_paused_kinds (
