@@ -12,11 +12,11 @@ import (
 // at once. Quartz's misfire instructions and @DisallowConcurrentExecution;
 // the root module's MissedRunPolicy is the same rule for one process.
 //
-// The rules are part of the claim (redisdriver.PeriodicClaimScript): every occurrence
-// of a periodic task is stored in the one partition of its name (see
-// partitionIndex), so the script that claims one sees all the others, and
-// decides by Redis's clock, atomically, whether it runs, is skipped or
-// waits. Two nodes cannot decide differently, and since a skipped
+// The rules are part of the claim (the driver's ClaimOccurrence): every
+// occurrence of a periodic task is stored in the one partition of its name
+// (driver.PeriodicPartition), so the step that claims one sees all the
+// others, and decides by the store's clock, atomically, whether it runs,
+// is skipped or waits. Two nodes cannot decide differently, and since a skipped
 // occurrence leaves a done marker under its ID (name@due), no node stores
 // it again and nothing runs twice.
 
@@ -59,7 +59,8 @@ func (m Misfire) String() string {
 	return fmt.Sprintf("Misfire(%d)", int(m))
 }
 
-// lua is the policy's name in the claim script and the store.
+// lua is the policy's name in the claim (driver.Occurrence) and the
+// store.
 func (m Misfire) lua() string {
 	switch m {
 	case MisfireSkip:

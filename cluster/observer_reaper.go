@@ -1,6 +1,10 @@
 package cluster
 
-import "time"
+import (
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
+)
 
 // What the reaping node observes for the whole cluster: the pending depth
 // of the partitions it owns as a reaper, and the runs lost with a lease
@@ -20,17 +24,9 @@ type PendingSample struct {
 	OldestOverdue time.Duration
 }
 
-// LostRun is a run whose lease expired, as Observer.RunLost reports it.
-type LostRun struct {
-	// ID is the task's ID.
-	ID string
-	// Kind is the task's kind.
-	Kind string
-	// Dead is true if the run was past the limit of lost runs
-	// (WithMaxLostRuns) and the task is dead; otherwise it is pending
-	// again, due now.
-	Dead bool
-}
+// LostRun is a run whose lease expired, as Observer.RunLost reports it:
+// the driver's record of a run the reaper took back (driver.LostRun).
+type LostRun = driver.LostRun
 
 // observePending reports the samples of the partitions owned as a reaper.
 func (n *Node) observePending(samples []PendingSample) {

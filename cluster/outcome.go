@@ -3,21 +3,23 @@ package cluster
 import (
 	"context"
 	"errors"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Recording a run's outcome: complete, fail (retry or dead) and hand back,
-// each a script that first checks the caller still owns the task (the
-// claim's token), so a run that lost its lease cannot complete or retry a
-// task another node now holds (fencing).
+// each a step of the driver that first checks the caller still owns the
+// task (the claim's token), so a run that lost its lease cannot complete
+// or retry a task another node now holds (fencing).
 
-// complete records a successful run and returns the script's answer ("" if
+// complete records a successful run and returns the driver's answer ("" if
 // nothing could be written).
 func (n *Node) complete(id, kind, token string, expires time.Time) string {
 	tl := n.timelineNow()
 	res, _ := n.record(id, "complete", expires, func(ctx context.Context) (string, error) {
-		return n.st.complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone, tl)
+		res, err := n.drv.Complete(ctx, id, kind, token, n.cfg.retention, n.cfg.keepDone.driver(), tl)
+		return string(res), err
 	})
 	if res == "done" && n.cfg.keepDone.on {
 		kickNow(n.trimKick)
@@ -26,7 +28,7 @@ func (n *Node) complete(id, kind, token string, expires time.Time) string {
 }
 
 // fail records a failed run: a retry after the backoff, or dead past the
-// task's retry limit. It returns the script's answer ("" if nothing could
+// task's retry limit. It returns the driver's answer ("" if nothing could
 // be written).
 func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.Time) string {
 	backoff := n.cfg.backoff(c.attempt + 1)
@@ -36,7 +38,9 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 	}
 	tl := n.timelineNow()
 	res, ok := n.record(id, "fail", expires, func(ctx context.Context) (string, error) {
-		return n.st.fail(ctx, id, c.kind, token, errorText(runErr), backoff, errors.Is(runErr, ErrSkipRetry), outcome, tl)
+		res, err := n.drv.Fail(ctx, driver.Failure{ID: id, Kind: c.kind, Owner: token, Error: errorText(runErr),
+			Backoff: backoff, SkipRetry: errors.Is(runErr, ErrSkipRetry), Outcome: outcome}, tl)
+		return string(res), err
 	})
 	if ok && res == "dead" {
 		n.cfg.logger.Error("cluster: run: task dead after its last retry", "id", id, "kind", c.kind,
@@ -49,11 +53,12 @@ func (n *Node) fail(id, token string, c claimResult, runErr error, expires time.
 // attempt.
 func (n *Node) release(id, kind, token string, expires time.Time) {
 	n.record(id, "release", expires, func(ctx context.Context) (string, error) {
-		return n.st.release(ctx, id, kind, token)
+		res, err := n.drv.Release(ctx, id, kind, token)
+		return string(res), err
 	})
 }
 
-// record writes a run's outcome, retrying while Redis does not answer
+// record writes a run's outcome, retrying while the store does not answer
 // until the run's lease is spent (but trying for at least a tenth of a
 // lease): past that the reaper may have returned the task, so it runs
 // again (delivery is at least once) and the lost run counts as lost, not
@@ -74,31 +79,4 @@ func (n *Node) record(id, what string, expires time.Time, f func(context.Context
 		}
 		time.Sleep(wait)
 	}
-}
-
-func (s store) complete(ctx context.Context, id, kind, token string, retention time.Duration, keep keepDone, tl timelineRec) (string, error) {
-	p := s.partOf(id)
-	args := append(append([]any{id, token, retention.Milliseconds()}, keep.args()...), tl.ttlMillis())
-	return withKind(kind, func(kind string) (string, error) {
-		return redisdriver.CompleteScript.Run(ctx, s.rdb, tl.keys(p, p.TaskKeys(kind, id)), args...).Text()
-	})
-}
-
-func (s store) fail(ctx context.Context, id, kind, token, msg string, backoff time.Duration, skipRetry bool, outcome Outcome, tl timelineRec) (string, error) {
-	skip := "0"
-	if skipRetry {
-		skip = "1"
-	}
-	p := s.partOf(id)
-	return withKind(kind, func(kind string) (string, error) {
-		return redisdriver.FailScript.Run(ctx, s.rdb, tl.keys(p, p.TaskKeys(kind, id)),
-			id, token, msg, backoff.Microseconds(), p.Channel(), skip, string(outcome), tl.ttlMillis()).Text()
-	})
-}
-
-func (s store) release(ctx context.Context, id, kind, token string) (string, error) {
-	p := s.partOf(id)
-	return withKind(kind, func(kind string) (string, error) {
-		return redisdriver.ReleaseScript.Run(ctx, s.rdb, p.TaskKeys(kind, id), id, token, p.Channel()).Text()
-	})
 }

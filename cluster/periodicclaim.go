@@ -2,8 +2,9 @@ package cluster
 
 import (
 	"context"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"time"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // The node's side of the periodic rules (misfire.go): the claim of an
@@ -12,8 +13,8 @@ import (
 // the end of a run wakes the occurrences waiting for it.
 
 // claimTask claims the task of entry e: an occurrence of a periodic task
-// this node declares with redisdriver.PeriodicClaimScript, any other task with
-// redisdriver.ClaimScript.
+// this node declares with the driver's ClaimOccurrence, given its task's
+// rules, any other task with Claim.
 func (n *Node) claimTask(ctx context.Context, e *entry, token string) (claimResult, error) {
 	p := n.periodicOf(e.kind)
 	var due time.Time
@@ -22,13 +23,15 @@ func (n *Node) claimTask(ctx context.Context, e *entry, token string) (claimResu
 		_, due, ok = parseOccurrenceID(e.id)
 	}
 	if !ok {
-		return n.st.claim(ctx, e.id, e.kind, e.due, n.cfg.lease, token)
+		c, err := n.drv.Claim(ctx, e.id, e.kind, time.UnixMicro(e.due), n.cfg.lease, token)
+		return claimed(c, n.cfg.lease), err
 	}
 	heard := p.ended.Load()
 	next := p.next(due)
-	res, err := n.st.runClaim(ctx, redisdriver.PeriodicClaimScript, e.id, e.kind, e.due, n.cfg.lease, token,
-		p.cfg.misfire.lua(), boolText(p.cfg.overlap), microsText(next), threshold(due, next).Microseconds(),
-		n.cfg.retention.Milliseconds(), due.UnixMicro())
+	c, err := n.drv.ClaimOccurrence(ctx, e.id, e.kind, time.UnixMicro(e.due), n.cfg.lease, token, driver.Occurrence{
+		Misfire: p.cfg.misfire.lua(), Overlap: p.cfg.overlap, Due: due, Next: next,
+		Threshold: threshold(due, next), Retention: n.cfg.retention})
+	res := claimed(c, n.cfg.lease)
 	if err == nil && res.outcome == claimBlocked && p.ended.Load() != heard {
 		res.wait = 0 // a run ended meanwhile: try again at once
 	}
@@ -36,15 +39,15 @@ func (n *Node) claimTask(ctx context.Context, e *entry, token string) (claimResu
 }
 
 // blockedWait is how long an occurrence that waits tries again after: when
-// the lease of the run it waits for expires (until, µs by Redis's clock,
+// the lease of the run it waits for expires (until, by the store's clock,
 // now), but at least a twentieth and at most a quarter of a lease, and a
-// quarter lease when it waits for an earlier occurrence (until 0). The
+// quarter lease when it waits for an earlier occurrence (until zero). The
 // "ended" notice of the run it waits for wakes it sooner.
-func blockedWait(until, now int64, lease time.Duration) time.Duration {
-	if until == 0 {
+func blockedWait(until, now time.Time, lease time.Duration) time.Duration {
+	if until.IsZero() {
 		return lease / 4
 	}
-	return min(max(time.Duration(until-now)*time.Microsecond, lease/20), lease/4)
+	return min(max(until.Sub(now), lease/20), lease/4)
 }
 
 // wakeBlocked tries again at once to claim the due occurrences of kind in

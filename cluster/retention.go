@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -49,6 +50,15 @@ func (k keepDone) validate() error {
 		return invalid("New", "keep done: age %v and max %d must be > 0", k.age, k.max)
 	}
 	return nil
+}
+
+// driver is the setting as the driver's calls take it: Max 0 when done
+// records are not kept.
+func (k keepDone) driver() driver.KeepDone {
+	if !k.on {
+		return driver.KeepDone{}
+	}
+	return driver.KeepDone{Age: k.age, Max: k.max}
 }
 
 // args are the script arguments of the setting: age (µs) and max, max 0

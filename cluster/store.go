@@ -114,16 +114,6 @@ func (s store) runPipelined(ctx context.Context, sc *redis.Script, calls []*scri
 	return evalEach(ctx, s.rdb, sc, plain)
 }
 
-// eachPartition runs sc once in each of parts, with the keys and arguments
-// call gives it, in one pipeline; the replies are in the order of parts.
-func (s store) eachPartition(ctx context.Context, sc *redis.Script, parts []partition, call func(partition) *scriptCall) ([]*redis.Cmd, error) {
-	calls := make([]*scriptCall, len(parts))
-	for i, p := range parts {
-		calls[i] = call(p)
-	}
-	return s.runPipelined(ctx, sc, calls)
-}
-
 // runOnTasks runs sc, a script on many tasks (luaPart), once in each
 // partition of ids (by partition index), in one pipeline: it is given the
 // partition's fixed keys and five keys per task, of the task's kind in

@@ -1,0 +1,48 @@
+package redisdriver
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
+)
+
+// Recording a run's end: CompleteScript, FailScript and ReleaseScript
+// each check first that the caller's token still owns the task.
+
+// Complete records a successful run with CompleteScript (driver.Claims).
+func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention time.Duration, keep driver.KeepDone, tl driver.Timeline) (driver.Recorded, error) {
+	p := d.partOf(id)
+	var keepAge time.Duration
+	if keep.Max > 0 {
+		keepAge = keep.Age
+	}
+	args := []any{id, owner, retention.Milliseconds(), keepAge.Microseconds(), keep.Max, tl.TTL.Milliseconds()}
+	return withKind(kind, func(kind string) (driver.Recorded, error) {
+		res, err := CompleteScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
+		return driver.Recorded(res), err
+	})
+}
+
+// Fail records a failed run with FailScript (driver.Claims).
+func (d *Driver) Fail(ctx context.Context, f driver.Failure, tl driver.Timeline) (driver.Recorded, error) {
+	skip := "0"
+	if f.SkipRetry {
+		skip = "1"
+	}
+	p := d.partOf(f.ID)
+	return withKind(f.Kind, func(kind string) (driver.Recorded, error) {
+		res, err := FailScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, f.ID)),
+			f.ID, f.Owner, f.Error, f.Backoff.Microseconds(), p.Channel(), skip, string(f.Outcome), tl.TTL.Milliseconds()).Text()
+		return driver.Recorded(res), err
+	})
+}
+
+// Release hands a run back with ReleaseScript (driver.Claims).
+func (d *Driver) Release(ctx context.Context, id, kind, owner string) (driver.Recorded, error) {
+	p := d.partOf(id)
+	return withKind(kind, func(kind string) (driver.Recorded, error) {
+		res, err := ReleaseScript.Run(ctx, d.rdb, p.TaskKeys(kind, id), id, owner, p.Channel()).Text()
+		return driver.Recorded(res), err
+	})
+}
