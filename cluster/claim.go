@@ -32,7 +32,7 @@ type claimResult struct {
 	kind     string
 	payload  []byte
 	due      int64         // µs: the task's due time (claimWon), or when it is pending for
-	redisNow int64         // µs: the store's clock at the claim (claimEarly)
+	storeNow int64         // µs: the store's clock at the claim (claimEarly)
 	wait     time.Duration // how long a blocked occurrence waits before it is claimed again (claimBlocked)
 	attempt  int           // failed runs so far
 	lost     int           // runs lost to faults so far
@@ -47,7 +47,7 @@ func claimed(c driver.Claim, lease time.Duration) claimResult {
 	case claimWon, claimLater:
 		r.due = c.Due.UnixMicro()
 	case claimEarly:
-		r.due, r.redisNow = c.Due.UnixMicro(), c.StoreNow.UnixMicro()
+		r.due, r.storeNow = c.Due.UnixMicro(), c.StoreNow.UnixMicro()
 	case claimBlocked:
 		r.wait = blockedWait(c.BlockedUntil, c.StoreNow, lease)
 	}

@@ -208,9 +208,9 @@ func (n *Node) claimAndRun(e *entry) {
 		// reply, and try again when Redis's clock gets there.
 		got := n.cfg.clock.Now()
 		n.mu.Lock()
-		n.offset = n.offsetEst.add(sentClock, got, res.redisNow)
+		n.offset = n.offsetEst.add(sentClock, got, res.storeNow)
 		n.mu.Unlock()
-		n.enter(id, res.kind, res.due, time.Duration(res.due-res.redisNow)*time.Microsecond, e.backup)
+		n.enter(id, res.kind, res.due, time.Duration(res.due-res.storeNow)*time.Microsecond, e.backup)
 	case res.outcome == claimSkipped:
 		n.cfg.logger.Info("cluster: periodic: occurrence skipped by its misfire policy", "id", id)
 	case res.outcome == claimBlocked:
