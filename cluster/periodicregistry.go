@@ -163,7 +163,7 @@ func (n *Node) PeriodicTasks(ctx context.Context) ([]PeriodicInfo, error) {
 }
 
 // notePeriodicRun announces that a run of an occurrence of a periodic
-// task ended (publishEnded: an occurrence waiting for it may start) and
+// task ended (AnnounceEnded: an occurrence waiting for it may start) and
 // records it in the registry; a failure to write is logged, and the run is
 // not affected.
 func (n *Node) notePeriodicRun(c claimResult, started time.Time, outcome Outcome, runErr error) {
