@@ -9,17 +9,17 @@ import (
 )
 
 // Membership: every started node renews, every quarter lease, its place
-// among the claimers (prefix:nodes, expiring after a lease) with the kinds
-// it handles (prefix:nodekinds), its record and its periodic declarations,
-// in one call of the driver (driver.Coordination's Renew) that also
-// returns the live claimers. From them each node
-// computes its share of the partitions (ownership.go). A node that joins
-// or leaves the claimers, or finds one expired, announces it on the
-// membership channel, on which every node renews at once, so that a share
-// moves within a round trip of the change rather than a quarter lease.
+// among the claimers (expiring after a lease) with the kinds it handles,
+// its record and its periodic declarations, in one call of the driver
+// (driver.Coordination's Renew) that also returns the live claimers.
+// From them each node computes its share of the partitions
+// (ownership.go). A node that joins or leaves the claimers, or finds one
+// expired, announces it (driver.NoticeMembership), on which every node
+// renews at once, so that a share moves within a round trip of the change
+// rather than a quarter lease.
 
 // membershipLoop renews the membership every quarter lease, and at once
-// when the membership channel announces a change.
+// when a membership notice announces a change.
 func (n *Node) membershipLoop(ctx context.Context) {
 	defer n.bg.Done()
 	every(ctx, n.cfg.lease/4, n.renewKick, func() { n.refreshMembers(ctx) })

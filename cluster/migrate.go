@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/redis/go-redis/v9"
 )
@@ -16,34 +17,9 @@ import (
 // (redisdriver.Migrate); this file holds the options, the checks before
 // and after, and the words of its errors.
 
-// MigrateReport says what Migrate moved.
-type MigrateReport struct {
-	// Partitions is the number of partitions the tasks were moved into.
-	Partitions int
-	// Pending, Running, Dead and Done count the tasks moved, by state.
-	Pending, Running, Dead, Done int
-	// Unindexed counts the task hashes found in no state's set (which no
-	// operation of the earlier version showed either); they were moved
-	// as they were.
-	Unindexed int
-	// Markers counts the done markers moved, each with the time it had
-	// left to live.
-	Markers int
-	// Dropped counts the entries of the old sets whose task hash was
-	// gone: tasks an interrupted run had already copied, or entries no
-	// task backed. They were removed.
-	Dropped int
-	// PausedKinds are the kinds that were paused: they are paused in
-	// every partition.
-	PausedKinds []string
-	// Elapsed is how long the migration took.
-	Elapsed time.Duration
-}
-
-// Tasks is the number of tasks moved, in any state.
-func (r MigrateReport) Tasks() int {
-	return r.Pending + r.Running + r.Dead + r.Done + r.Unindexed
-}
+// MigrateReport says what Migrate moved (see driver.MigrateReport for
+// its fields).
+type MigrateReport = driver.MigrateReport
 
 // migrateOption is an Option that Migrate alone reads; a Node ignores it.
 type migrateOption struct {
@@ -110,10 +86,8 @@ func Migrate(ctx context.Context, rdb redis.UniversalClient, opts ...Option) (Mi
 	report := MigrateReport{Partitions: cfg.partitions}
 	err := checkRecord(ctx, rdb, cfg.prefix, cfg.partitions)
 	if err == nil {
-		var r redisdriver.MigrateReport
-		r, err = redisdriver.Migrate(ctx, rdb, redisdriver.MigrateOptions{Prefix: cfg.prefix,
+		report, err = redisdriver.Migrate(ctx, rdb, redisdriver.MigrateOptions{Prefix: cfg.prefix,
 			Partitions: cfg.partitions, Force: mo.force, Batch: mo.batch})
-		report = MigrateReport(r)
 		err = migrateFailed(err, cfg.prefix)
 	}
 	if err == nil {

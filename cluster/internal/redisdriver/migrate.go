@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/redis/go-redis/v9"
@@ -38,34 +37,8 @@ const migrateScanCount = 10000
 // once.
 const migrateParallel = 16
 
-// MigrateReport says what Migrate moved.
-type MigrateReport struct {
-	// Partitions is the number of partitions the tasks were moved into.
-	Partitions int
-	// Pending, Running, Dead and Done count the tasks moved, by state.
-	Pending, Running, Dead, Done int
-	// Unindexed counts the task hashes found in no state's set (which no
-	// operation of the earlier version showed either); they were moved
-	// as they were.
-	Unindexed int
-	// Markers counts the done markers moved, each with the time it had
-	// left to live.
-	Markers int
-	// Dropped counts the entries of the old sets whose task hash was
-	// gone: tasks an interrupted run had already copied, or entries no
-	// task backed. They were removed.
-	Dropped int
-	// PausedKinds are the kinds that were paused: they are paused in
-	// every partition.
-	PausedKinds []string
-	// Elapsed is how long the migration took.
-	Elapsed time.Duration
-}
-
-// Tasks is the number of tasks moved, in any state.
-func (r MigrateReport) Tasks() int {
-	return r.Pending + r.Running + r.Dead + r.Done + r.Unindexed
-}
+// MigrateReport says what Migrate moved (driver.MigrateReport).
+type MigrateReport = driver.MigrateReport
 
 // MigrateOptions say what Migrate moves, and how.
 type MigrateOptions struct {
