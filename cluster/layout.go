@@ -13,7 +13,7 @@ import (
 // The layout record says how the keyspace of a prefix is laid out: the
 // version of its layout (the tasks spread over partitions) and the number
 // of partitions (WithPartitions). The first node to start on a keyspace
-// writes it; every later node checks it (driver.Coordination's Prepare),
+// writes it; every later node checks it (driver.Coordination's CheckLayout),
 // so that two nodes never read the same keyspace two ways: a node with
 // another number of partitions would look for each task in the wrong
 // partition. Versions before partitions wrote no record and kept every
@@ -36,17 +36,24 @@ func (e *layoutError) Error() string { return "cluster: layout: " + e.why }
 
 func (e *layoutError) Unwrap() error { return ErrLayout }
 
-// prepareStore readies the store for this node (driver.Coordination's
-// Prepare): Node.Start calls it before anything else. A keyspace laid out
-// otherwise is an error wrapping ErrLayout that says what to do (see
-// layoutMismatch); a store error is returned wrapped.
+// prepareStore checks the keyspace's layout, then readies the store
+// (driver.Coordination's CheckLayout and Prepare): Node.Start calls it
+// before anything else. A keyspace laid out otherwise is an error
+// wrapping ErrLayout that says what to do (see layoutMismatch); a store
+// error is returned wrapped.
 func (n *Node) prepareStore(ctx context.Context) error {
-	return prepared(n.drv.Prepare(ctx), n.cfg.prefix, n.drv.Partitions())
+	if err := checkedLayout(n.drv.CheckLayout(ctx), n.cfg.prefix, n.drv.Partitions()); err != nil {
+		return err
+	}
+	if err := n.drv.Prepare(ctx); err != nil {
+		return failed("start", err)
+	}
+	return nil
 }
 
-// prepared words the error of a driver's Prepare (or of a migration's
-// last check) on the keyspace of prefix for a node of parts partitions.
-func prepared(err error, prefix string, parts int) error {
+// checkedLayout words the error of a driver's CheckLayout on the keyspace
+// of prefix for a node of parts partitions.
+func checkedLayout(err error, prefix string, parts int) error {
 	if err == nil {
 		return nil
 	}

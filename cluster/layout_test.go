@@ -37,7 +37,7 @@ func (k testKeyspace) partOf(id string) redisdriver.Partition {
 // checkLayout is the check of Node.Start, worded as Start words it.
 func (k testKeyspace) checkLayout(ctx context.Context) error {
 	drv := redisdriver.New(k.rdb, redisdriver.Options{Prefix: k.prefix, Partitions: len(k.parts)})
-	return prepared(drv.CheckLayout(ctx), k.prefix, len(k.parts))
+	return checkedLayout(drv.CheckLayout(ctx), k.prefix, len(k.parts))
 }
 
 func TestCheckLayoutWritesTheRecordOfANewKeyspace(t *testing.T) {

@@ -92,7 +92,7 @@ func Migrate(ctx context.Context, rdb redis.UniversalClient, opts ...Option) (Mi
 	}
 	if err == nil {
 		drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions})
-		err = prepared(drv.CheckLayout(ctx), cfg.prefix, cfg.partitions)
+		err = checkedLayout(drv.CheckLayout(ctx), cfg.prefix, cfg.partitions)
 	}
 	report.Elapsed = time.Since(start)
 	return report, err

@@ -7,7 +7,8 @@ import (
 )
 
 // Coordination is the group of a Driver's methods that the nodes of a
-// keyspace share beside the tasks: readying the store (Prepare), the
+// keyspace share beside the tasks: readying the store (CheckLayout,
+// Prepare), the
 // membership and member records (Renew, Members), the periodic
 // declarations, their runs and their cursors (PeriodicDeclarations,
 // PeriodicStates, RecordPeriodicRun, Cursors, WriteCursors), and the
@@ -15,15 +16,18 @@ import (
 // AnnounceEnded). Every time a driver stamps here (a heartbeat, an expiry,
 // whether a record is live) is the store's clock.
 type Coordination interface {
-	// Prepare readies the store for a node that runs tasks, before it
-	// does anything else: it checks the keyspace's layout atomically,
-	// recording it if none is recorded (a fresh keyspace), and readies
-	// whatever makes the first call of each operation as fast as the
-	// next (Redis: it loads the scripts). A keyspace laid out otherwise
-	// (tasks of an earlier layout, another number of partitions, an
-	// unknown layout version) is a *LayoutError wrapping ErrLayout;
-	// errors of the store are returned as they come. River checks its
-	// schema's migration version the same way before it starts.
+	// CheckLayout makes sure, atomically, that the keyspace is laid out
+	// as the driver reads it, recording the layout if none is recorded (a
+	// fresh keyspace); a node checks it before anything else. A keyspace
+	// laid out otherwise (tasks of an earlier layout, another number of
+	// partitions, an unknown layout version) is a *LayoutError wrapping
+	// ErrLayout; errors of the store are returned as they come. River
+	// checks its schema's migration version the same way before it
+	// starts.
+	CheckLayout(ctx context.Context) error
+	// Prepare readies whatever makes the first call of each operation of
+	// a node that runs tasks as fast as the next (Redis: it loads the
+	// scripts); a node calls it once the layout is checked.
 	Prepare(ctx context.Context) error
 	// RecordedPartitions is the number of partitions recorded for the
 	// keyspace, or 0 if no node of this layout has started on it yet. A

@@ -27,21 +27,26 @@ const waitFor = 10 * time.Second
 
 func checkLayout(t *testing.T, h Harness) {
 	ctx := context.Background()
-	t.Run("a fresh keyspace records nothing until Prepare records it", func(t *testing.T) {
+	t.Run("a fresh keyspace records nothing until CheckLayout records it", func(t *testing.T) {
 		d := h.Open(t, 6)
 		n, err := d.RecordedPartitions(ctx)
 		require.NoError(t, err)
 		assert.Zero(t, n)
-		require.NoError(t, d.Prepare(ctx))
+		require.NoError(t, d.CheckLayout(ctx))
 		n, err = d.RecordedPartitions(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 6, n)
 	})
-	t.Run("Prepare again, and from a second node, accepts the record", func(t *testing.T) {
+	t.Run("CheckLayout again, and from a second node, accepts the record; Prepare follows", func(t *testing.T) {
 		d := h.Open(t, 3)
-		require.NoError(t, d.Prepare(ctx))
-		require.NoError(t, d.Prepare(ctx))
-		require.NoError(t, h.Same(t, d).Prepare(ctx))
+		require.NoError(t, d.CheckLayout(ctx))
+		require.NoError(t, d.CheckLayout(ctx))
+		second := h.Same(t, d)
+		require.NoError(t, second.CheckLayout(ctx))
+		require.NoError(t, second.Prepare(ctx))
+		n, err := second.RecordedPartitions(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n)
 	})
 }
 

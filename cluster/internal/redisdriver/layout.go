@@ -19,17 +19,13 @@ import (
 // task under the prefix itself (OldLayout); a node of this version refuses
 // such a keyspace until Migrate has moved its tasks.
 
-// Prepare checks the layout (CheckLayout), then loads the scripts a node
-// runs on every task (LoadScripts) (driver.Coordination).
-func (d *Driver) Prepare(ctx context.Context) error {
-	if err := d.CheckLayout(ctx); err != nil {
-		return err
-	}
-	return LoadScripts(ctx, d.rdb)
-}
+// Prepare loads the scripts a node runs on every task (LoadScripts), so
+// that the first call of each is one round trip (EVALSHA) like every later
+// one (driver.Coordination).
+func (d *Driver) Prepare(ctx context.Context) error { return LoadScripts(ctx, d.rdb) }
 
 // CheckLayout makes sure the keyspace is laid out as this driver reads
-// it, atomically (LayoutScript): it writes the layout record if there is
+// it, atomically (LayoutScript; driver.Coordination): it writes the layout record if there is
 // none, and refuses, with a *driver.LayoutError, a keyspace that holds
 // tasks in the old single-slot layout (LayoutOld without a record,
 // LayoutStray with one: a node of an earlier version runs on it), a
