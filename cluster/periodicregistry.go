@@ -11,9 +11,9 @@ import (
 )
 
 // The periodic registry: every started node writes the periodic tasks it
-// declares with its membership renewal (driver.Coordination's Renew), so the declaration lives as long as one of its
-// declaring nodes does and expires a lease after the last one stopped
-// renewing it. After each run of an occurrence the node that ran it
+// declares with its membership renewal (driver.Coordination's Renew), so
+// the declaration lives as long as one of its declaring nodes does and
+// expires a lease after the last one stopped renewing it. After each run of an occurrence the node that ran it
 // records that run there. Node.PeriodicTasks lists them: asynq's
 // Inspector.SchedulerEntries (written by its PeriodicTaskManager), River's
 // periodic jobs as its leader sees them.
