@@ -8,12 +8,11 @@ import (
 
 // Coordination is the group of a Driver's methods that the nodes of a
 // keyspace share beside the tasks: readying the store (CheckLayout,
-// Prepare), the
-// membership and member records (Renew, Members), the periodic
-// declarations, their runs and their cursors (PeriodicDeclarations,
-// PeriodicStates, RecordPeriodicRun, Cursors, WriteCursors), and the
-// notices nodes hear from each other (Subscribe, AnnounceMembership,
-// AnnounceEnded). Every time a driver stamps here (a heartbeat, an expiry,
+// Prepare), the membership and member records (Renew, Members), the
+// periodic declarations, their runs and their cursors
+// (PeriodicDeclarations, PeriodicStates, RecordPeriodicRun, Cursors,
+// WriteCursors), and the notices nodes hear from each other (Subscribe,
+// AnnounceMembership, AnnounceEnded). Every time a driver stamps here (a heartbeat, an expiry,
 // whether a record is live) is the store's clock.
 type Coordination interface {
 	// CheckLayout makes sure, atomically, that the keyspace is laid out
@@ -71,13 +70,14 @@ type Coordination interface {
 
 	// Subscribe subscribes to the membership notices, and returns once
 	// the store confirmed it; the partitions' notices follow
-	// Subscription.Follow. on is called with every notice, one at a time
-	// per partition's subscription, from the driver's own goroutines, and
-	// must not block for long. After a connection is lost the driver
-	// subscribes again by itself; each subscription (the first one too,
-	// but the membership's) is a NoticeSubscribed, since notices sent
-	// while it was down are lost. asynq's and River's nodes listen so
-	// (River: LISTEN/NOTIFY).
+	// Subscription.Follow. on is called with every notice from the
+	// driver's own goroutines (several at once, one per connection to
+	// the store), and must not block for long. After a connection is
+	// lost the driver subscribes again by itself; every (re)subscription
+	// but the first of the membership notices (which Subscribe's return
+	// confirms) is a NoticeSubscribed, since notices sent while it was
+	// down are lost. asynq's servers hear cancellations so (Redis
+	// pub/sub), River's producers by LISTEN/NOTIFY.
 	Subscribe(ctx context.Context, on func(Notice)) (Subscription, error)
 	// AnnounceMembership sends the membership notice (NoticeMembership)
 	// to every subscribed node.
