@@ -36,9 +36,19 @@
 //     due now, its lost run counted apart from its attempts, or dead past
 //     the limit of lost runs.
 //   - Schedule is idempotent by ID: an existing ID is never overwritten,
-//     and the result says what holds it. A completed task is kept as done
-//     for its retention, holding its ID, and PurgeDone deletes it after,
-//     in batches.
+//     and the result says what holds it. The ends of a task follow the
+//     Redis store's rules (Ending): a completed fixed ID (Task.Fixed), and
+//     a canceled periodic occurrence (kind "@..."), leave a done marker
+//     holding the ID for the retention, so the same task is AlreadyDone
+//     and a sweep never stores the occurrence again; with done records
+//     kept (driver.KeepDone) a completed or canceled task stays as a done
+//     record (a canceled one's last run record says canceled), hidden past
+//     its age, and TrimDone deletes the records past the age and past the
+//     newest Max, in batches; without, it is deleted.
+//   - Complete, Fail and ReapExpired count the run in the per-minute
+//     timeline (driver.Timeline) in the same statement: its start lateness
+//     bucket, and failed or lost; PurgeExpired deletes the markers and
+//     minutes whose time ran out.
 //   - Every change of a task's state or run time sends a notice on its
 //     partition's channel from a trigger, in the transaction that makes
 //     it: a ScheduleTx's notice goes out when the caller commits, never if
@@ -61,12 +71,18 @@
 //     (while running), last_error, metadata, history (the last
 //     driver.MaxHistory runs, as JSON, appended by the function
 //     stpe_add_run), created_at, updated_at, finished_at (done or dead)
-//     and expires_at (done: the end of its retention).
+//     expires_at (done: the end of its age) and fixed (the caller fixed
+//     the ID).
 //     Partial indexes serve the claims and the window (run_at, and
 //     partition with run_at, of the pending tasks), the reaper
 //     (lease_expires of the running ones) and retention (expires_at of
 //     the done ones); one more serves listing by kind and state. Three
 //     triggers send the notices.
+//   - stpe_done_marks, a done marker per ID held after its end (id,
+//     kind, due, payload_md5, expires_at).
+//   - stpe_timeline, the per-minute counts (partition, minute, kind,
+//     field: a lateness bucket, "f" or "l"; count, expires_at), counted by
+//     the function stpe_late_bucket's buckets.
 //   - stpe_paused_kinds, the paused kinds (kind, paused_at).
 //   - stpe_members, a row per started node (id, host, pid, version,
 //     kinds, claims, stopping, started_at, heartbeat_at, expires_at).

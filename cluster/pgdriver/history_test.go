@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -44,11 +43,11 @@ func TestHistoryRecordsEachRun(t *testing.T) {
 	}
 	mustClaim(t, s, "a")
 	expireLease(t, pool, "a")
-	if _, err := s.ReapExpired(ctx, nil, 10, 5); err != nil {
+	if _, err := s.ReapExpired(ctx, nil, 10, 5, driver.Timeline{}); err != nil {
 		t.Fatal(err)
 	}
 	tok, _ = mustClaim(t, s, "a")
-	if _, err := s.Complete(ctx, "a", tok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, "a", tok, keepHour); err != nil {
 		t.Fatal(err)
 	}
 	got := mustGet(t, s, "a")

@@ -105,14 +105,14 @@ func TestListenerTellsEachChangeOfItsPartitions(t *testing.T) {
 	if _, err := s.Extend(ctx, []pgdriver.Lease{{ID: a, Token: tok}}, testLease); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Complete(ctx, a, tok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, a, tok, keepHour); err != nil {
 		t.Fatal(err)
 	}
 	if n := nextNotice(t, events); n.State != "done" || n.ID != a {
 		t.Fatalf("notice %+v, want done %s (a renewal tells nothing)", n, a)
 	}
 	mustSchedule(t, s, dueTask(b))
-	if _, err := s.Cancel(ctx, b); err != nil {
+	if _, err := s.Cancel(ctx, b, pgdriver.Ending{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := nextNotice(t, events); n.State != "pending" || n.ID != b {
