@@ -42,7 +42,7 @@ func (s *Store) Cancel(ctx context.Context, id string, e Ending) (Cancellation, 
 		return Cancellation{}, err
 	}
 	var (
-		state          State
+		state    State
 		ageEnded bool
 	)
 	err := s.pool.QueryRow(ctx, `

@@ -46,7 +46,8 @@ type Event struct {
 type Notice struct {
 	Partition int
 	// State is the task's new state (pending, running, dead, done), or
-	// "removed" (canceled, or completed without retention), or "resumed"
+	// "removed" (canceled or completed without done records kept; a task
+	// canceled into a done record tells "done"), or "resumed"
 	// (ID empty: the tasks of Kind may be loaded again).
 	State string
 	// RunAt is when the task is to run (not for removed and resumed).

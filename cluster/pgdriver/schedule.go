@@ -25,8 +25,9 @@ const (
 	// Exists: the same task (kind, due time and payload) is stored and
 	// not done yet; nothing was written.
 	Exists ScheduleResult = "exists"
-	// AlreadyDone: the same task already ran and its done record is kept
-	// for the retention; nothing was written.
+	// AlreadyDone: the same task already ran (or, a periodic occurrence,
+	// was canceled) and its done marker holds the ID for the retention;
+	// nothing was written.
 	AlreadyDone ScheduleResult = "done"
 	// Conflict: a different task holds the ID; nothing was written. The
 	// cluster package turns it into ErrIDConflict.
@@ -210,11 +211,11 @@ ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.
 			return r, err
 		}
 		var (
-			kind           string
-			storedDue      time.Time
-			storedPayload  []byte
-			state          State
-			ageEnded bool
+			kind          string
+			storedDue     time.Time
+			storedPayload []byte
+			state         State
+			ageEnded      bool
 		)
 		err = q.QueryRow(ctx, `
 SELECT kind, due, payload, state, coalesce(state = 'done' AND expires_at <= statement_timestamp(), false)
