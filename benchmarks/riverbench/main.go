@@ -35,7 +35,6 @@ func main() {
 	rate := flag.Int("rate", 1000, "jobs per second of the lateness runs")
 	duration := flag.Duration("duration", 10*time.Second, "length of each lateness run")
 	ahead := flag.Duration("ahead", 2*time.Second, "how far ahead the scheduled lateness run schedules its jobs")
-	flag.BoolVar(&quietClaims, "quiet-claims", false, "experiment: the Store's claims and completions send no notice (storelateness.go)")
 	flag.Parse()
 	if err := run(*inserts, *goroutines, *rate, *duration, *ahead); err != nil {
 		log.Print(err)
@@ -80,9 +79,6 @@ func run(inserts, goroutines, rate int, duration, ahead time.Duration) error {
 		l, err = storeLateness(ctx, srv, rate, duration, a)
 		if err != nil {
 			return err
-		}
-		if quietClaims {
-			what += ", claims and completions not notified"
 		}
 		fmt.Printf("pgdriver Store start lateness, %d nodes (a Listener and a window each), %d tasks/s for %v, %s: %s\n", storeNodes, rate, duration, what, l)
 	}

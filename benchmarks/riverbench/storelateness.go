@@ -31,23 +31,6 @@ const windowAhead = 5 * time.Second
 // benchLease is the lease of the benchmark's claims: none expires.
 const benchLease = 30 * time.Second
 
-// quietClaims (the flag -quiet-claims) measures what the notices of
-// claims and completions cost: every transaction that notifies takes
-// PostgreSQL's one lock of notifying commits, so claims and completions
-// that notify queue behind each other and the inserts. It is an
-// experiment, not the driver's behaviour: the nodes then learn nothing
-// of a claim, a completion or a cancel.
-var quietClaims bool
-
-// quietClaimsSQL keeps the notices of inserted tasks and of changes to
-// pending only.
-const quietClaimsSQL = `
-ALTER TABLE stpe_tasks DISABLE TRIGGER stpe_tasks_removed;
-DROP TRIGGER stpe_tasks_changed ON stpe_tasks;
-CREATE TRIGGER stpe_tasks_changed AFTER UPDATE ON stpe_tasks
-    FOR EACH ROW WHEN (NEW.state = 'pending' AND (OLD.state IS DISTINCT FROM NEW.state OR OLD.run_at IS DISTINCT FROM NEW.run_at))
-    EXECUTE FUNCTION stpe_notify_task();`
-
 // windowNode is one node of a Store lateness run.
 type windowNode struct {
 	store *pgdriver.Store
@@ -147,11 +130,6 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	defer pool.Close()
 	if _, err := pgdriver.Migrate(ctx, pool); err != nil {
 		return nil, err
-	}
-	if quietClaims {
-		if _, err := pool.Exec(ctx, quietClaimsSQL); err != nil {
-			return nil, err
-		}
 	}
 	n := int(float64(rate) * duration.Seconds())
 	l := &latencies{done: make(chan struct{}), want: n}

@@ -30,9 +30,9 @@ type Cancellation struct {
 // kept as a done record whose last run record says canceled (its node and
 // start the claim's if it was running, else none and now), else it is
 // deleted. A claim racing it either wins first (then WasRunning is true)
-// or finds the task gone. A deletion notifies the task's partition
-// ("removed"), a task kept as done its state ("done"), and a done record's
-// deletion nothing. An empty ID, or a bad e, is an error wrapping
+// or finds the task gone. Cancel tells the task's partition "removed"
+// (whether the task is deleted or kept as a done record; a done record's
+// deletion tells nothing). An empty ID, or a bad e, is an error wrapping
 // scheduler.ErrInvalidArgument.
 func (s *Store) Cancel(ctx context.Context, id string, e Ending) (Cancellation, error) {
 	if id == "" {
@@ -47,7 +47,7 @@ func (s *Store) Cancel(ctx context.Context, id string, e Ending) (Cancellation, 
 	)
 	err := s.pool.QueryRow(ctx, `
 WITH victim AS (
-    SELECT id, kind, due, md5(payload) AS sum, state,
+    SELECT id, kind, partition, due, md5(payload) AS sum, state,
         coalesce(state = 'done' AND expires_at <= statement_timestamp(), false) AS ended
     FROM stpe_tasks WHERE id = $1
     FOR UPDATE
@@ -59,8 +59,10 @@ kept AS (
 ), deleted AS (
     DELETE FROM stpe_tasks t USING victim v WHERE t.id = v.id AND (v.state = 'done' OR $4::integer < 1)
     RETURNING t.id
+), told AS MATERIALIZED (
+    SELECT pg_notify('stpe_p' || partition, 'removed ' || kind || ' ' || id) FROM victim WHERE state <> 'done'
 )
-SELECT state, ended FROM victim`, id, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max).Scan(&state, &ageEnded)
+SELECT state, ended, (SELECT count(*) FROM told) FROM victim`, id, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max).Scan(&state, &ageEnded, new(int64))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Cancellation{}, nil

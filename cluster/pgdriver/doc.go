@@ -49,11 +49,15 @@
 //     timeline (driver.Timeline) in the same statement: its start lateness
 //     bucket, and failed or lost; PurgeExpired deletes the markers and
 //     minutes whose time ran out.
-//   - Every change of a task's state or run time sends a notice on its
-//     partition's channel from a trigger, in the transaction that makes
-//     it: a ScheduleTx's notice goes out when the caller commits, never if
-//     it rolls back. A Listener LISTENs on a set of partitions on a
-//     connection of its own, and reconnects.
+//   - A task stored, made pending (a retry, a release, a reap) or dead,
+//     and a cancel, send a notice on its partition's channel, in the
+//     transaction that makes the change: a ScheduleTx's notice goes out
+//     when the caller commits, never if it rolls back. Claims and
+//     completions send none: every transaction that notifies takes
+//     PostgreSQL's one lock of notifying commits, and a claim needs no
+//     notice (another node's claim finds the task gone). A Listener
+//     LISTENs on a set of partitions on a connection of its own, and
+//     reconnects.
 //   - Each node renews its member record with a time to live
 //     (RenewMember), by the database's clock; a periodic task's cursor
 //     (AdvanceCursor) only moves forward.
@@ -76,8 +80,9 @@
 //     Partial indexes serve the claims and the window (run_at, and
 //     partition with run_at, of the pending tasks), the reaper
 //     (lease_expires of the running ones) and retention (expires_at of
-//     the done ones); one more serves listing by kind and state. Three
-//     triggers send the notices.
+//     the done ones); one more serves listing by kind and state. Two
+//     triggers send the notices of inserts and of changes to pending or
+//     dead; Cancel sends its own.
 //   - stpe_done_marks, a done marker per ID held after its end (id,
 //     kind, due, payload_md5, expires_at).
 //   - stpe_timeline, the per-minute counts (partition, minute, kind,
@@ -89,9 +94,9 @@
 //   - stpe_periodic_cursors, a row per periodic task (name, last_due,
 //     misfire, overlap, updated_at).
 //
-// A notice's payload is "<state> <run_at in µs> <kind> <id>",
-// "removed <kind> <id>" for a task deleted before it was done, or
-// "resumed <kind>" after Store.Resume.
+// A notice's payload is "<state> <run_at in µs> <kind> <id>" (state
+// pending or dead), "removed <kind> <id>" for a canceled task (deleted,
+// or kept as a done record), or "resumed <kind>" after Store.Resume.
 //
 // The tests start a real PostgreSQL (internal/pgtest): Debian's package
 // (apt-get install -y postgresql); SCHEDULER_REQUIRE_POSTGRES=1 turns its

@@ -58,8 +58,8 @@ func (d *Driver) ScheduleMany(ctx context.Context, tasks []NewTask) []ScheduleMa
 // marker for retention, so that no node stores it again; with keep.Max
 // above 0 the task becomes a done record stamped by the database's clock,
 // its last run record saying canceled (a done record itself is removed).
-// The deletion tells the partition's channel "removed", a task kept as a
-// done record "done". removed is false for a missing task; wasRunning is
+// It tells the partition's channel "removed" (a done record's removal
+// tells nothing). removed is false for a missing task; wasRunning is
 // true if it was claimed. kind is not needed: the row holds the kind.
 // River's JobCancel, asynq's Inspector.DeleteTask.
 func (d *Driver) Cancel(ctx context.Context, id, kind string, retention time.Duration, keep driver.KeepDone) (removed, wasRunning bool, err error) {
