@@ -44,3 +44,28 @@ type ScheduleManyResult struct {
 	Stored Stored
 	Err    error
 }
+
+// Mirrors of the Claims group's records as the claims branch declares
+// them in cluster/driver (claims.go).
+
+// Recorded is what recording a run's outcome did (driver.Recorded); its
+// values are the Store's Outcome strings.
+type Recorded string
+
+const (
+	// RecordedLost: the owner no longer held the task; nothing changed.
+	RecordedLost Recorded = "lost"
+	// RecordedDone: a successful run was recorded.
+	RecordedDone Recorded = "done"
+	// RecordedRetry: the failed task is pending for its retry.
+	RecordedRetry Recorded = "retry"
+	// RecordedDead: the failed task is dead.
+	RecordedDead Recorded = "dead"
+	// RecordedReleased: the task is pending again, handed back.
+	RecordedReleased Recorded = "released"
+)
+
+// Held is a task an owner holds under a lease (driver.Held).
+type Held struct {
+	ID, Kind, Owner string
+}
