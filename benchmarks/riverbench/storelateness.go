@@ -192,10 +192,8 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	}); err != nil {
 		return nil, err
 	}
-	select {
-	case <-l.done:
-	case <-time.After(ahead + time.Minute):
-		return l, fmt.Errorf("riverbench: only %s within a minute", l)
+	if err := l.wait(ahead); err != nil {
+		return l, err
 	}
 	for _, node := range nodes {
 		node.mu.Lock()

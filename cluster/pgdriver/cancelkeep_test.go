@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
-	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 )
 
 // TestCancelKeepsACanceledDoneRecord: with done records kept, a canceled
@@ -17,10 +16,7 @@ import (
 // the ID is free for a task of its kind.
 func TestCancelKeepsACanceledDoneRecord(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	if _, err := pgdriver.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
+	_, pool := newStore(t)
 	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
 	if err != nil {
 		t.Fatal(err)

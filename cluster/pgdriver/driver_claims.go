@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/jackc/pgx/v5"
 )
 
 // The Claims group of driver.Driver (the claims branch's
@@ -47,20 +46,7 @@ SELECT partition, id, n FROM (
 	if err != nil {
 		return nil, false, failed("expired", err)
 	}
-	expired = make(map[int][]string)
-	var (
-		part int
-		id   string
-		n    int64
-	)
-	_, err = pgx.ForEachRow(rows, []any{&part, &id, &n}, func() error {
-		if n > int64(limit) {
-			full = true
-		} else {
-			expired[part] = append(expired[part], id)
-		}
-		return nil
-	})
+	expired, full, err = byPartition(rows, limit)
 	if err != nil {
 		return nil, false, failed("expired", err)
 	}

@@ -97,24 +97,32 @@ SELECT partition, id, n FROM past_max WHERE n <= $3 + 1`, toTime(olderThan), max
 	if err != nil {
 		return nil, false, failed("done to trim", err)
 	}
-	victims = make(map[int][]string)
-	var (
-		part int
-		id   string
-		n    int64
-	)
-	_, err = pgx.ForEachRow(rows, []any{&part, &id, &n}, func() error {
-		if n > int64(batch) {
-			full = true
-			return nil
-		}
-		victims[part] = append(victims[part], id)
-		return nil
-	})
+	victims, full, err = byPartition(rows, batch)
 	if err != nil {
 		return nil, false, failed("done to trim", err)
 	}
 	return victims, full, nil
+}
+
+// byPartition reads rows of (partition, id, rank of the row in its
+// partition) into the IDs of each partition, those ranked up to limit;
+// full is true if a row is ranked past it.
+func byPartition(rows pgx.Rows, limit int) (ids map[int][]string, full bool, err error) {
+	ids = make(map[int][]string)
+	var (
+		part int
+		id   string
+		rank int64
+	)
+	_, err = pgx.ForEachRow(rows, []any{&part, &id, &rank}, func() error {
+		if rank > int64(limit) {
+			full = true
+		} else {
+			ids[part] = append(ids[part], id)
+		}
+		return nil
+	})
+	return ids, full, err
 }
 
 // RemoveDone removes the done records victims (by partition index) in one
