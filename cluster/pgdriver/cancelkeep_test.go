@@ -16,11 +16,7 @@ import (
 // the ID is free for a task of its kind.
 func TestCancelKeepsACanceledDoneRecord(t *testing.T) {
 	ctx := context.Background()
-	_, pool := newStore(t)
-	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := nodeStore(t)
 	keep := pgdriver.Ending{Retention: time.Hour, Keep: driver.KeepDone{Age: time.Hour, Max: 10}}
 	mustSchedule(t, s, dueTask("pending"))
 	mustSchedule(t, s, dueTask("running"))

@@ -32,6 +32,18 @@ func newStore(t *testing.T) (*pgdriver.Store, *pgxpool.Pool) {
 	return s, pool
 }
 
+// nodeStore is a fresh store (newStore) whose claims name the node "n1",
+// and its pool.
+func nodeStore(t *testing.T) (*pgdriver.Store, *pgxpool.Pool) {
+	t.Helper()
+	_, pool := newStore(t)
+	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, pool
+}
+
 // token returns a fresh owner token.
 func token(t *testing.T) string {
 	t.Helper()

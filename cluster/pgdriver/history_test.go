@@ -17,11 +17,7 @@ import (
 // driver.MaxHistoryError bytes; the last driver.MaxHistory are kept.
 func TestHistoryRecordsEachRun(t *testing.T) {
 	ctx := context.Background()
-	_, pool := newStore(t)
-	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, pool := nodeStore(t)
 	mustSchedule(t, s, withRetries(dueTask("a"), 5))
 	long := strings.Repeat("é", driver.MaxHistoryError) // 2 bytes each: twice the limit
 	tok, _ := mustClaim(t, s, "a")
