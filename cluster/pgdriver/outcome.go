@@ -18,9 +18,9 @@ import (
 
 // endedAs is the SET list that ends a claim, recording the run in the
 // history of the task t (the statement's alias) with outcome and error,
-// each an SQL expression. SET reads
-// the row as it was, so the run's node and start are the claim's (for a
-// task not running, a cancel's, none and now).
+// each an SQL expression. SET reads the row as it was, so the run's node
+// and start are the claim's (for a task not running, a cancel's: none
+// and now).
 func endedAs(outcome, errText string) string {
 	return `history = stpe_add_run(t.history, t.claimed_by, coalesce(t.claimed_at, statement_timestamp()), ` + outcome + `, ` + errText + `),
     lease_token = NULL, lease_expires = NULL, claimed_at = NULL, claimed_by = NULL,
