@@ -155,7 +155,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		return nil, err
 	}
 	drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions,
-		Observe: observeRedis(cfg.observer.RedisCall)})
+		Observe: observeRedis(cfg.observer.RedisCall), ReplicaAcks: cfg.replicaAcks, ReplicaTimeout: cfg.replicaTimeout})
 	n := &Node{
 		cfg:            cfg,
 		drv:            drv,

@@ -20,3 +20,7 @@ var ErrLayout = errors.New("cluster: keyspace layout mismatch")
 
 // ErrUnknownKind: no task, node or pause of the kind is known.
 var ErrUnknownKind = errors.New("cluster: unknown kind")
+
+// ErrNotReplicated: a write is stored but fewer replicas than the driver
+// was told to wait for acknowledged it in time.
+var ErrNotReplicated = errors.New("cluster: write not acknowledged by enough replicas")

@@ -6,6 +6,8 @@
 package redisdriver
 
 import (
+	"time"
+
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/redis/go-redis/v9"
 )
@@ -17,6 +19,10 @@ type Driver struct {
 	plain redis.UniversalClient // the client New was given
 	keys  Keys
 	parts []Partition
+	// acks replicas must acknowledge a write a caller counts on within
+	// ackTimeout (replication.go); 0 waits for none.
+	acks       int
+	ackTimeout time.Duration
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -29,15 +35,23 @@ type Options struct {
 	Partitions int
 	// Observe, if not nil, is told of every script call.
 	Observe Observe
+	// ReplicaAcks replicas of the master must acknowledge each Schedule,
+	// ScheduleMany and Cancel within ReplicaTimeout (Redis's WAIT), else
+	// the call's error wraps driver.ErrNotReplicated; 0 waits for none.
+	// The client must then be a *redis.Client or a *redis.ClusterClient.
+	ReplicaAcks    int
+	ReplicaTimeout time.Duration
 }
 
 // New returns the driver of the keyspace o names, on rdb.
 func New(rdb redis.UniversalClient, o Options) *Driver {
 	return &Driver{
-		rdb:   observeRedis(rdb, o.Observe),
-		plain: rdb,
-		keys:  Keys{Prefix: o.Prefix},
-		parts: PartitionsOf(o.Prefix, o.Partitions),
+		rdb:        observeRedis(rdb, o.Observe),
+		plain:      rdb,
+		keys:       Keys{Prefix: o.Prefix},
+		parts:      PartitionsOf(o.Prefix, o.Partitions),
+		acks:       o.ReplicaAcks,
+		ackTimeout: o.ReplicaTimeout,
 	}
 }
 
