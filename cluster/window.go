@@ -27,7 +27,7 @@ import (
 // left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
 	n.mu.Lock()
-	owned := n.shares.owns(kind, n.st.partOf(id).Index)
+	owned := n.shares.owns(kind, partitionIndex(id, n.drv.Partitions()))
 	n.mu.Unlock()
 	if owned {
 		n.enter(id, kind, due, -1, false)

@@ -23,6 +23,7 @@ type Driver struct {
 	// ackTimeout (replication.go); 0 waits for none.
 	acks       int
 	ackTimeout time.Duration
+	observe    Observe // Options.Observe, for the connections of replicated
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -52,6 +53,7 @@ func New(rdb redis.UniversalClient, o Options) *Driver {
 		parts:      PartitionsOf(o.Prefix, o.Partitions),
 		acks:       o.ReplicaAcks,
 		ackTimeout: o.ReplicaTimeout,
+		observe:    o.Observe,
 	}
 }
 

@@ -99,3 +99,34 @@ func (c observedRedis) done(command, sha string, start time.Time, err error) {
 	}
 	c.report(command, ScriptName(sha), time.Since(start), err)
 }
+
+// observedScripter is a connection of the driver's (a master's, for
+// replica acknowledgements) when the caller observes Redis calls: it
+// reports the script calls go-redis's Script.Run makes, EVALSHA and, on a
+// NOSCRIPT error, EVAL.
+type observedScripter struct {
+	redis.Scripter
+	report Observe
+}
+
+// observeScripter returns s itself when report is nil.
+func observeScripter(s redis.Scripter, report Observe) redis.Scripter {
+	if report == nil {
+		return s
+	}
+	return observedScripter{Scripter: s, report: report}
+}
+
+func (c observedScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.Scripter.EvalSha(ctx, sha1, keys, args...)
+	observedRedis{report: c.report}.done("EVALSHA", sha1, start, cmd.Err())
+	return cmd
+}
+
+func (c observedScripter) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.Scripter.Eval(ctx, script, keys, args...)
+	observedRedis{report: c.report}.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
+	return cmd
+}

@@ -16,7 +16,8 @@ import (
 // replicated runs write, a script on the master that holds key, then,
 // under Options.ReplicaAcks, waits on the same connection until enough
 // replicas acknowledged it (WAIT counts the writes of its own connection).
-// Without it, write runs on the driver's client.
+// Without it, write runs on the driver's client. Either way the script
+// calls are observed (Options.Observe).
 func (d *Driver) replicated(ctx context.Context, key string, write func(redis.Scripter) error) error {
 	if d.acks == 0 {
 		return write(d.rdb)
@@ -36,7 +37,7 @@ func (d *Driver) replicated(ctx context.Context, key string, write func(redis.Sc
 	}
 	conn := master.Conn()
 	defer conn.Close()
-	if err := write(conn); err != nil {
+	if err := write(observeScripter(conn, d.observe)); err != nil {
 		return err
 	}
 	got, err := conn.Wait(ctx, d.acks, d.ackTimeout).Result()
