@@ -87,9 +87,9 @@ func (n *Node) trimLoop(ctx context.Context) {
 // trimDone removes the done records past the node's bounds, reapBatch per
 // partition at a time, until none is left; the reaper calls it. The age
 // is measured on the node's clock corrected by its offset from Redis's.
-// The newest max records are kept across all partitions: it counts the
-// records of every partition, and removes the oldest of those past max
-// from the merged order of the partitions' oldest.
+// The newest max records are kept across all partitions: the driver lists
+// the records past the bounds (DoneToTrim) and removes them (RemoveDone),
+// leaving any stored again meanwhile.
 func (n *Node) trimDone(ctx context.Context) error {
 	if !n.cfg.keepDone.on {
 		return nil

@@ -11,8 +11,8 @@ import (
 	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// Storing tasks: Node.Schedule and the script that stores a task unless
-// its ID is taken.
+// Storing tasks: Node.Schedule checks a task and has the driver store it
+// unless its ID is taken (driver.Scheduling).
 
 // Schedule stores a task of kind with payload, due at due, and returns its
 // ID once Redis has it (asynq's Client.Enqueue with ProcessAt, River's
