@@ -4,10 +4,12 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/redis/go-redis/v9"
 )
 
-// Replica acknowledgements. Redis replicates asynchronously: a master
+// Replica acknowledgements (the Redis driver keeps them: its
+// Options.ReplicaAcks, set from WithReplicaAcks at New). Redis replicates asynchronously: a master
 // answers a write before its replicas have it, so a failover that promotes
 // a replica can lose the writes acknowledged in the last moments before the
 // master died. WithReplicaAcks closes that gap for the writes a caller
@@ -55,10 +57,8 @@ func validateReplicaAcks(c *config, rdb redis.UniversalClient) error {
 		return nil
 	case c.replicaTimeout <= 0:
 		return invalid("New", "replica acks timeout %v <= 0", c.replicaTimeout)
+	case !redisdriver.CanWaitForReplicas(rdb):
+		return invalid("New", "replica acks need a *redis.Client or *redis.ClusterClient, not %T", rdb)
 	}
-	switch rdb.(type) {
-	case *redis.Client, *redis.ClusterClient:
-		return nil
-	}
-	return invalid("New", "replica acks need a *redis.Client or *redis.ClusterClient, not %T", rdb)
+	return nil
 }

@@ -13,7 +13,7 @@ import (
 func (d *Driver) Cancel(ctx context.Context, id, kind string, retention time.Duration, keep driver.KeepDone) (removed, wasRunning bool, err error) {
 	p := d.partOf(id)
 	var v []int64
-	err = d.replicated(ctx, p.Task(id), func(rdb redis.Scripter) (err error) {
+	err = d.Replicated(ctx, p.Task(id), func(rdb redis.Scripter) (err error) {
 		v, err = withKind(kind, func(kind string) ([]int64, error) {
 			args := append([]any{id, retention.Milliseconds(), p.Channel()}, keepArgs(keep)...)
 			return CancelScript.Run(ctx, rdb, p.TaskKeys(kind, id), args...).Int64Slice()

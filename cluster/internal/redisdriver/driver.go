@@ -19,11 +19,9 @@ type Driver struct {
 	plain redis.UniversalClient // the client New was given
 	keys  Keys
 	parts []Partition
-	// acks replicas must acknowledge a write a caller counts on within
-	// ackTimeout (replication.go); 0 waits for none.
-	acks       int
-	ackTimeout time.Duration
-	observe    Observe // Options.Observe, for the connections of replicated
+
+	replicaAcks    int           // replicas a write Replicated runs waits for; 0: none
+	replicaTimeout time.Duration // how long it waits at most
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -36,10 +34,8 @@ type Options struct {
 	Partitions int
 	// Observe, if not nil, is told of every script call.
 	Observe Observe
-	// ReplicaAcks replicas of the master must acknowledge each Schedule,
-	// ScheduleMany and Cancel within ReplicaTimeout (Redis's WAIT), else
-	// the call's error wraps driver.ErrNotReplicated; 0 waits for none.
-	// The client must then be a *redis.Client or a *redis.ClusterClient.
+	// ReplicaAcks, if above 0, is how many replicas must acknowledge each
+	// write Replicated runs, within ReplicaTimeout (replication.go).
 	ReplicaAcks    int
 	ReplicaTimeout time.Duration
 }
@@ -47,13 +43,13 @@ type Options struct {
 // New returns the driver of the keyspace o names, on rdb.
 func New(rdb redis.UniversalClient, o Options) *Driver {
 	return &Driver{
-		rdb:        observeRedis(rdb, o.Observe),
-		plain:      rdb,
-		keys:       Keys{Prefix: o.Prefix},
-		parts:      PartitionsOf(o.Prefix, o.Partitions),
-		acks:       o.ReplicaAcks,
-		ackTimeout: o.ReplicaTimeout,
-		observe:    o.Observe,
+		rdb:   observeRedis(rdb, o.Observe),
+		plain: rdb,
+		keys:  Keys{Prefix: o.Prefix},
+		parts: PartitionsOf(o.Prefix, o.Partitions),
+
+		replicaAcks:    o.ReplicaAcks,
+		replicaTimeout: o.ReplicaTimeout,
 	}
 }
 

@@ -103,12 +103,13 @@ type observedScripter struct {
 	report Observe
 }
 
-// observeScripter returns s itself when report is nil.
-func observeScripter(s redis.Scripter, report Observe) redis.Scripter {
-	if report == nil {
-		return s
+// observed is s, a connection of the driver's, observed as the driver's
+// client is (Options.Observe), or s itself if the client is not.
+func (d *Driver) observed(s redis.Scripter) redis.Scripter {
+	if o, ok := d.rdb.(observedRedis); ok {
+		return observedScripter{Scripter: s, report: o.report}
 	}
-	return observedScripter{Scripter: s, report: report}
+	return s
 }
 
 func (c observedScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {

@@ -16,7 +16,7 @@ import (
 func (d *Driver) Schedule(ctx context.Context, t driver.NewTask) (driver.Stored, error) {
 	p := d.partOf(t.ID)
 	var res string
-	err := d.replicated(ctx, p.Task(t.ID), func(rdb redis.Scripter) (err error) {
+	err := d.Replicated(ctx, p.Task(t.ID), func(rdb redis.Scripter) (err error) {
 		res, err = ScheduleScript.Run(ctx, rdb, p.TaskKeys(t.Kind, t.ID), t.ID, t.Kind, t.Payload,
 			strconv.FormatInt(t.Due.UnixMicro(), 10), t.MaxRetries, fixedFlag(t.FixedID), p.Channel(), t.Metadata).Text()
 		return err

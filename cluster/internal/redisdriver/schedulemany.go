@@ -95,9 +95,9 @@ func (d *Driver) storeBatches(ctx context.Context, batches []storeBatch, all []d
 	for b, batch := range batches {
 		calls[b] = batch.call(all)
 	}
-	if d.acks > 0 {
+	if d.replicaAcks > 0 {
 		for b, batch := range batches {
-			errs[b] = d.replicated(ctx, batch.part.Pending(), func(rdb redis.Scripter) error {
+			errs[b] = d.Replicated(ctx, batch.part.Pending(), func(rdb redis.Scripter) error {
 				var err error
 				answers[b], err = ScheduleManyScript.Run(ctx, rdb, calls[b].keys, calls[b].args...).StringSlice()
 				return err
