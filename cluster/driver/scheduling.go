@@ -58,7 +58,8 @@ type Scheduling interface {
 	LoadDue(ctx context.Context, kinds map[string][]bool, until time.Time, newest bool, limit int) (tasks []PendingTask, full bool, err error)
 
 	// DoneToTrim lists, by partition index, the done records past the
-	// bounds of KeepDone: those finished before olderThan, and, of the
+	// bounds of KeepDone: those finished (by the store's clock, when the
+	// record was made) before olderThan (the caller's time), and, of the
 	// rest, the oldest past the newest max across all partitions; at most
 	// batch per partition each way. full is true if some partition had more to trim than it listed.
 	// It only reads: RemoveDone removes them. River's job cleaner, asynq's

@@ -18,7 +18,7 @@ import (
 // keepArgs are the script arguments of keep: age (µs) and max, max 0 when
 // done records are not kept.
 func keepArgs(keep driver.KeepDone) []any {
-	if keep.Max < 1 {
+	if keep.Max == 0 {
 		return []any{0, 0}
 	}
 	return []any{keep.Age.Microseconds(), keep.Max}
