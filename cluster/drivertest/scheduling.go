@@ -17,23 +17,23 @@ import (
 // storing many, canceling, loading what falls due, and the done records'
 // retention.
 func runScheduling(t *testing.T, h Harness) {
-	t.Run("Schedule", func(t *testing.T) { runSchedule(t, h) })
-	t.Run("ScheduleMany", func(t *testing.T) { runScheduleMany(t, h) })
-	t.Run("Cancel", func(t *testing.T) { runCancel(t, h) })
-	t.Run("LoadDue", func(t *testing.T) { runLoadDue(t, h) })
-	t.Run("Retention", func(t *testing.T) { runRetention(t, h) })
+	t.Run("Schedule", func(t *testing.T) { schedSchedule(t, h) })
+	t.Run("ScheduleMany", func(t *testing.T) { schedScheduleMany(t, h) })
+	t.Run("Cancel", func(t *testing.T) { schedCancel(t, h) })
+	t.Run("LoadDue", func(t *testing.T) { schedLoadDue(t, h) })
+	t.Run("Retention", func(t *testing.T) { schedRetention(t, h) })
 }
 
-// hour is a due time an hour away, at the microsecond the drivers keep.
-func hour() time.Time { return time.UnixMicro(time.Now().Add(time.Hour).UnixMicro()) }
+// schedDue is a due time an hour away, at the microsecond the drivers keep.
+func schedDue() time.Time { return time.UnixMicro(time.Now().Add(time.Hour).UnixMicro()) }
 
-// task is a task of kind under id, due at due, with the caller's ID.
-func task(id, kind string, due time.Time) driver.NewTask {
+// schedTask is a task of kind under id, due at due, with the caller's ID.
+func schedTask(id, kind string, due time.Time) driver.NewTask {
 	return driver.NewTask{ID: id, Kind: kind, Payload: []byte("payload of " + id), Due: due, MaxRetries: 3, FixedID: true}
 }
 
-// every is the mask of all n partitions, for LoadDue.
-func every(n int) []bool {
+// schedAllParts is the mask of all n partitions, for LoadDue.
+func schedAllParts(n int) []bool {
 	m := make([]bool, n)
 	for i := range m {
 		m[i] = true
@@ -41,11 +41,11 @@ func every(n int) []bool {
 	return m
 }
 
-// pending is what LoadDue finds of kind, across every partition, pending
+// schedPending is what LoadDue finds of kind, across every partition, pending
 // until until, by ID.
-func pending(t *testing.T, d driver.Driver, kind string, until time.Time) map[string]driver.PendingTask {
+func schedPending(t *testing.T, d driver.Driver, kind string, until time.Time) map[string]driver.PendingTask {
 	t.Helper()
-	tasks, _, err := d.LoadDue(context.Background(), map[string][]bool{kind: every(d.Partitions())}, until, false, 100000)
+	tasks, _, err := d.LoadDue(context.Background(), map[string][]bool{kind: schedAllParts(d.Partitions())}, until, false, 100000)
 	require.NoError(t, err)
 	byID := make(map[string]driver.PendingTask, len(tasks))
 	for _, p := range tasks {
@@ -54,22 +54,22 @@ func pending(t *testing.T, d driver.Driver, kind string, until time.Time) map[st
 	return byID
 }
 
-// scheduled stores t and requires the answer want.
-func scheduled(t *testing.T, d driver.Driver, nt driver.NewTask, want driver.Stored) {
+// schedStore stores t and requires the answer want.
+func schedStore(t *testing.T, d driver.Driver, nt driver.NewTask, want driver.Stored) {
 	t.Helper()
 	got, err := d.Schedule(context.Background(), nt)
 	require.NoError(t, err)
 	require.Equal(t, want, got, "storing %s", nt.ID)
 }
 
-func runSchedule(t *testing.T, h Harness) {
+func schedSchedule(t *testing.T, h Harness) {
 	ctx := context.Background()
 
 	t.Run("a stored task is pending at its due time, to the microsecond", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
-		scheduled(t, d, task("a", "k", due), driver.Created)
-		got := pending(t, d, "k", due)
+		due := schedDue()
+		schedStore(t, d, schedTask("a", "k", due), driver.Created)
+		got := schedPending(t, d, "k", due)
 		require.Contains(t, got, "a")
 		assert.Equal(t, "k", got["a"].Kind)
 		assert.True(t, due.Equal(got["a"].Due), "due %v, loaded %v", due, got["a"].Due)
@@ -77,19 +77,19 @@ func runSchedule(t *testing.T, h Harness) {
 
 	t.Run("the same task under its fixed ID again exists and is left as it is", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
-		nt := task("a", "k", due)
+		due := schedDue()
+		nt := schedTask("a", "k", due)
 		nt.Metadata = "first"
-		scheduled(t, d, nt, driver.Created)
+		schedStore(t, d, nt, driver.Created)
 		nt.Metadata, nt.MaxRetries = "second: not part of the identity", 9
-		scheduled(t, d, nt, driver.Exists)
-		assert.Len(t, pending(t, d, "k", due), 1)
+		schedStore(t, d, nt, driver.Exists)
+		assert.Len(t, schedPending(t, d, "k", due), 1)
 	})
 
 	t.Run("another task under a fixed ID taken is ErrIDConflict", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
-		scheduled(t, d, task("a", "k", due), driver.Created)
+		due := schedDue()
+		schedStore(t, d, schedTask("a", "k", due), driver.Created)
 		for name, other := range map[string]driver.NewTask{
 			"payload": {ID: "a", Kind: "k", Payload: []byte("another"), Due: due, FixedID: true},
 			"due":     {ID: "a", Kind: "k", Payload: []byte("payload of a"), Due: due.Add(time.Microsecond), FixedID: true},
@@ -98,33 +98,33 @@ func runSchedule(t *testing.T, h Harness) {
 			_, err := d.Schedule(ctx, other)
 			assert.ErrorIs(t, err, driver.ErrIDConflict, "another %s", name)
 		}
-		got := pending(t, d, "k", due)
+		got := schedPending(t, d, "k", due)
 		require.Contains(t, got, "a")
 		assert.True(t, due.Equal(got["a"].Due), "the first task is left as it was")
-		assert.Empty(t, pending(t, d, "other", due))
+		assert.Empty(t, schedPending(t, d, "other", due))
 	})
 
 	t.Run("tasks of random IDs are each stored", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
+		due := schedDue()
 		for i := range 20 {
-			nt := task(fmt.Sprintf("random-%d", i), "k", due)
+			nt := schedTask(fmt.Sprintf("random-%d", i), "k", due)
 			nt.FixedID = false
-			scheduled(t, d, nt, driver.Created)
+			schedStore(t, d, nt, driver.Created)
 		}
-		assert.Len(t, pending(t, d, "k", due), 20)
+		assert.Len(t, schedPending(t, d, "k", due), 20)
 	})
 
 	t.Run("a canceled periodic occurrence is done and not stored again", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
+		due := schedDue()
 		occ := driver.NewTask{ID: driver.OccurrenceID("nightly", due), Kind: "@nightly", Due: due, FixedID: true}
-		scheduled(t, d, occ, driver.Created)
+		schedStore(t, d, occ, driver.Created)
 		removed, _, err := d.Cancel(ctx, occ.ID, occ.Kind, time.Hour, driver.KeepDone{})
 		require.NoError(t, err)
 		require.True(t, removed)
-		scheduled(t, d, occ, driver.AlreadyDone)
-		assert.Empty(t, pending(t, d, "@nightly", due), "the occurrence is not pending again")
+		schedStore(t, d, occ, driver.AlreadyDone)
+		assert.Empty(t, schedPending(t, d, "@nightly", due), "the occurrence is not pending again")
 		other := occ
 		other.Payload = []byte("another")
 		_, err = d.Schedule(ctx, other)
@@ -134,7 +134,7 @@ func runSchedule(t *testing.T, h Harness) {
 	t.Run("two nodes storing one task under its fixed ID at once store it once", func(t *testing.T) {
 		d := h.Open(t, 4)
 		other := h.Same(t, d)
-		due := hour()
+		due := schedDue()
 		const tries = 16
 		answers := make([]driver.Stored, tries)
 		errs := make([]error, tries)
@@ -144,7 +144,7 @@ func runSchedule(t *testing.T, h Harness) {
 			if i%2 == 1 {
 				node = other
 			}
-			wg.Go(func() { answers[i], errs[i] = node.Schedule(ctx, task("once", "k", due)) })
+			wg.Go(func() { answers[i], errs[i] = node.Schedule(ctx, schedTask("once", "k", due)) })
 		}
 		wg.Wait()
 		created := 0
@@ -157,16 +157,16 @@ func runSchedule(t *testing.T, h Harness) {
 			}
 		}
 		assert.Equal(t, 1, created, "exactly one store creates the task")
-		assert.Len(t, pending(t, d, "k", due), 1)
+		assert.Len(t, schedPending(t, d, "k", due), 1)
 	})
 }
 
-func runScheduleMany(t *testing.T, h Harness) {
+func schedScheduleMany(t *testing.T, h Harness) {
 	ctx := context.Background()
 
 	t.Run("every task is stored and answered in order", func(t *testing.T) {
 		d := h.Open(t, 8)
-		due := hour()
+		due := schedDue()
 		// More tasks than fit in one script of a partition, of two kinds.
 		var tasks []driver.NewTask
 		for i := range 700 {
@@ -174,7 +174,7 @@ func runScheduleMany(t *testing.T, h Harness) {
 			if i%3 == 0 {
 				kind = "b"
 			}
-			tasks = append(tasks, task(fmt.Sprintf("t%d", i), kind, due.Add(time.Duration(i)*time.Microsecond)))
+			tasks = append(tasks, schedTask(fmt.Sprintf("t%d", i), kind, due.Add(time.Duration(i)*time.Microsecond)))
 		}
 		res := d.ScheduleMany(ctx, tasks)
 		require.Len(t, res, len(tasks))
@@ -182,8 +182,8 @@ func runScheduleMany(t *testing.T, h Harness) {
 			require.NoError(t, r.Err, "task %d", i)
 			assert.Equal(t, driver.Created, r.Stored, "task %d", i)
 		}
-		loaded := pending(t, d, "a", due.Add(time.Hour))
-		for k, v := range pending(t, d, "b", due.Add(time.Hour)) {
+		loaded := schedPending(t, d, "a", due.Add(time.Hour))
+		for k, v := range schedPending(t, d, "b", due.Add(time.Hour)) {
 			loaded[k] = v
 		}
 		require.Len(t, loaded, len(tasks))
@@ -200,10 +200,10 @@ func runScheduleMany(t *testing.T, h Harness) {
 
 	t.Run("one ID twice is stored once, another task under it is a conflict of its own", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
-		conflict := task("x", "k", due)
+		due := schedDue()
+		conflict := schedTask("x", "k", due)
 		conflict.Payload = []byte("another")
-		res := d.ScheduleMany(ctx, []driver.NewTask{task("x", "k", due), task("y", "k", due), task("x", "k", due), conflict})
+		res := d.ScheduleMany(ctx, []driver.NewTask{schedTask("x", "k", due), schedTask("y", "k", due), schedTask("x", "k", due), conflict})
 		require.Len(t, res, 4)
 		require.NoError(t, res[0].Err)
 		assert.Equal(t, driver.Created, res[0].Stored)
@@ -212,7 +212,7 @@ func runScheduleMany(t *testing.T, h Harness) {
 		require.NoError(t, res[2].Err)
 		assert.Equal(t, driver.Exists, res[2].Stored)
 		assert.ErrorIs(t, res[3].Err, driver.ErrIDConflict)
-		assert.Len(t, pending(t, d, "k", due), 2)
+		assert.Len(t, schedPending(t, d, "k", due), 2)
 	})
 
 	t.Run("nothing to store answers nothing", func(t *testing.T) {
@@ -221,7 +221,7 @@ func runScheduleMany(t *testing.T, h Harness) {
 	})
 }
 
-func runCancel(t *testing.T, h Harness) {
+func schedCancel(t *testing.T, h Harness) {
 	ctx := context.Background()
 
 	t.Run("a missing task is not removed", func(t *testing.T) {
@@ -234,29 +234,29 @@ func runCancel(t *testing.T, h Harness) {
 
 	t.Run("a pending task is removed whatever kind the caller names, and its ID is free again", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
+		due := schedDue()
 		for _, named := range []string{"k", "", "wrong"} {
 			id := "a-" + named
-			scheduled(t, d, task(id, "k", due), driver.Created)
+			schedStore(t, d, schedTask(id, "k", due), driver.Created)
 			removed, wasRunning, err := d.Cancel(ctx, id, named, time.Hour, driver.KeepDone{})
 			require.NoError(t, err)
 			assert.True(t, removed, "named %q", named)
 			assert.False(t, wasRunning)
-			assert.NotContains(t, pending(t, d, "k", due), id)
+			assert.NotContains(t, schedPending(t, d, "k", due), id)
 			removed, _, err = d.Cancel(ctx, id, "k", time.Hour, driver.KeepDone{})
 			require.NoError(t, err)
 			assert.False(t, removed, "canceled twice")
-			scheduled(t, d, task(id, "k", due), driver.Created)
+			schedStore(t, d, schedTask(id, "k", due), driver.Created)
 		}
 	})
 
 	t.Run("two nodes canceling one task at once remove it once", func(t *testing.T) {
 		d := h.Open(t, 4)
 		other := h.Same(t, d)
-		due := hour()
+		due := schedDue()
 		for round := range 5 {
 			id := fmt.Sprintf("race-%d", round)
-			scheduled(t, d, task(id, "k", due), driver.Created)
+			schedStore(t, d, schedTask(id, "k", due), driver.Created)
 			var wg sync.WaitGroup
 			results := make([]bool, 8)
 			errs := make([]error, 8)
@@ -277,42 +277,42 @@ func runCancel(t *testing.T, h Harness) {
 			}
 			assert.Equal(t, 1, removed, "round %d", round)
 		}
-		assert.Empty(t, pending(t, d, "k", due))
+		assert.Empty(t, schedPending(t, d, "k", due))
 	})
 
 	t.Run("with done records kept, a canceled task is one, and canceling it removes it", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
+		due := schedDue()
 		keep := driver.KeepDone{Age: time.Hour, Max: 100}
-		scheduled(t, d, task("a", "k", due), driver.Created)
+		schedStore(t, d, schedTask("a", "k", due), driver.Created)
 		removed, _, err := d.Cancel(ctx, "a", "k", time.Hour, keep)
 		require.NoError(t, err)
 		require.True(t, removed)
-		assert.Empty(t, pending(t, d, "k", due))
-		assert.Equal(t, []string{"a"}, doneIDs(t, d, 10))
+		assert.Empty(t, schedPending(t, d, "k", due))
+		assert.Equal(t, []string{"a"}, schedDoneIDs(t, d, 10))
 		removed, _, err = d.Cancel(ctx, "a", "", time.Hour, keep)
 		require.NoError(t, err)
 		assert.True(t, removed, "the done record is removed")
-		assert.Empty(t, doneIDs(t, d, 10))
+		assert.Empty(t, schedDoneIDs(t, d, 10))
 	})
 
 	t.Run("a done record's fixed ID takes the same kind again, not another", func(t *testing.T) {
 		d := h.Open(t, 4)
-		due := hour()
-		scheduled(t, d, task("a", "k", due), driver.Created)
+		due := schedDue()
+		schedStore(t, d, schedTask("a", "k", due), driver.Created)
 		_, _, err := d.Cancel(ctx, "a", "k", time.Hour, driver.KeepDone{Age: time.Hour, Max: 10})
 		require.NoError(t, err)
-		_, err = d.Schedule(ctx, task("a", "other", due))
+		_, err = d.Schedule(ctx, schedTask("a", "other", due))
 		assert.ErrorIs(t, err, driver.ErrIDConflict)
-		scheduled(t, d, task("a", "k", due.Add(time.Minute)), driver.Created)
-		assert.Contains(t, pending(t, d, "k", due.Add(time.Minute)), "a")
-		assert.Empty(t, doneIDs(t, d, 10), "the done record is replaced")
+		schedStore(t, d, schedTask("a", "k", due.Add(time.Minute)), driver.Created)
+		assert.Contains(t, schedPending(t, d, "k", due.Add(time.Minute)), "a")
+		assert.Empty(t, schedDoneIDs(t, d, 10), "the done record is replaced")
 	})
 }
 
-// doneIDs lists every done record of d (as DoneToTrim sees the records
+// schedDoneIDs lists every done record of d (as DoneToTrim sees the records
 // finished before an hour from now), at most batch per partition.
-func doneIDs(t *testing.T, d driver.Driver, batch int) []string {
+func schedDoneIDs(t *testing.T, d driver.Driver, batch int) []string {
 	t.Helper()
 	victims, _, err := d.DoneToTrim(context.Background(), time.Now().Add(time.Hour), 1000, batch)
 	require.NoError(t, err)

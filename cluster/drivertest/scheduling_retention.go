@@ -12,16 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// doneRecords stores n tasks of kind and cancels them one after another
+// schedDoneRecords stores n tasks of kind and cancels them one after another
 // with done records kept, so that each is a done record finished after the
 // one before by the store's clock; it returns their IDs, oldest first.
-func doneRecords(t *testing.T, d driver.Driver, kind string, n int) []string {
+func schedDoneRecords(t *testing.T, d driver.Driver, kind string, n int) []string {
 	t.Helper()
 	keep := driver.KeepDone{Age: time.Hour, Max: 1000}
 	var out []string
 	for i := range n {
 		id := fmt.Sprintf("%s-done-%d", kind, i)
-		scheduled(t, d, task(id, kind, hour()), driver.Created)
+		schedStore(t, d, schedTask(id, kind, schedDue()), driver.Created)
 		removed, _, err := d.Cancel(context.Background(), id, kind, time.Hour, keep)
 		require.NoError(t, err)
 		require.True(t, removed)
@@ -30,8 +30,8 @@ func doneRecords(t *testing.T, d driver.Driver, kind string, n int) []string {
 	return out
 }
 
-// flat is the IDs of victims, sorted.
-func flat(victims map[int][]string) []string {
+// schedVictims is the IDs of victims, sorted.
+func schedVictims(victims map[int][]string) []string {
 	var out []string
 	for _, list := range victims {
 		out = append(out, list...)
@@ -40,23 +40,23 @@ func flat(victims map[int][]string) []string {
 	return out
 }
 
-// sorted is ids sorted.
-func sorted(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
+// schedSorted is ids sorted.
+func schedSorted(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
 
-func runRetention(t *testing.T, h Harness) {
+func schedRetention(t *testing.T, h Harness) {
 	ctx := context.Background()
 	past := func() time.Time { return time.Now().Add(-time.Hour) }
 
 	t.Run("the age is measured from the finish, by the store's clock", func(t *testing.T) {
 		d := h.Open(t, 4)
-		records := doneRecords(t, d, "k", 3)
+		records := schedDoneRecords(t, d, "k", 3)
 		victims, full, err := d.DoneToTrim(ctx, time.Now().Add(-time.Minute), 100, 10)
 		require.NoError(t, err)
-		assert.Empty(t, flat(victims), "none finished a minute ago")
+		assert.Empty(t, schedVictims(victims), "none finished a minute ago")
 		assert.False(t, full)
 		victims, full, err = d.DoneToTrim(ctx, time.Now().Add(time.Minute), 100, 10)
 		require.NoError(t, err)
-		assert.Equal(t, sorted(records), flat(victims), "all finished before a minute from now")
+		assert.Equal(t, schedSorted(records), schedVictims(victims), "all finished before a minute from now")
 		assert.False(t, full)
 		for part, list := range victims {
 			for _, id := range list {
@@ -67,24 +67,24 @@ func runRetention(t *testing.T, h Harness) {
 
 	t.Run("the oldest past the count are listed, across partitions", func(t *testing.T) {
 		d := h.Open(t, 4)
-		records := doneRecords(t, d, "k", 7)
+		records := schedDoneRecords(t, d, "k", 7)
 		victims, full, err := d.DoneToTrim(ctx, past(), 3, 100)
 		require.NoError(t, err)
-		assert.Equal(t, sorted(records[:4]), flat(victims), "the four oldest of seven, three kept")
+		assert.Equal(t, schedSorted(records[:4]), schedVictims(victims), "the four oldest of seven, three kept")
 		assert.False(t, full)
 		victims, full, err = d.DoneToTrim(ctx, past(), 7, 100)
 		require.NoError(t, err)
-		assert.Empty(t, flat(victims), "none past the count")
+		assert.Empty(t, schedVictims(victims), "none past the count")
 		assert.False(t, full)
 		victims, full, err = d.DoneToTrim(ctx, past(), 2, 3)
 		require.NoError(t, err)
-		assert.Equal(t, sorted(records[:3]), flat(victims), "a batch of the oldest")
+		assert.Equal(t, schedSorted(records[:3]), schedVictims(victims), "a batch of the oldest")
 		assert.True(t, full, "more past the count than the batch")
 	})
 
 	t.Run("aged records are listed a batch per partition", func(t *testing.T) {
 		d := h.Open(t, 1)
-		records := doneRecords(t, d, "k", 5)
+		records := schedDoneRecords(t, d, "k", 5)
 		victims, full, err := d.DoneToTrim(ctx, time.Now().Add(time.Minute), 100, 2)
 		require.NoError(t, err)
 		assert.Equal(t, records[:2], victims[0], "the oldest first")
@@ -93,13 +93,13 @@ func runRetention(t *testing.T, h Harness) {
 
 	t.Run("removing the listed records leaves the rest", func(t *testing.T) {
 		d := h.Open(t, 4)
-		records := doneRecords(t, d, "k", 6)
+		records := schedDoneRecords(t, d, "k", 6)
 		victims, _, err := d.DoneToTrim(ctx, past(), 2, 100)
 		require.NoError(t, err)
 		removed, err := d.RemoveDone(ctx, victims)
 		require.NoError(t, err)
 		assert.Equal(t, 4, removed)
-		assert.Equal(t, sorted(records[4:]), sorted(doneIDs(t, d, 100)))
+		assert.Equal(t, schedSorted(records[4:]), schedSorted(schedDoneIDs(t, d, 100)))
 		removed, err = d.RemoveDone(ctx, victims)
 		require.NoError(t, err)
 		assert.Zero(t, removed, "removed already")
@@ -110,15 +110,15 @@ func runRetention(t *testing.T, h Harness) {
 
 	t.Run("a record stored again after the listing is not removed", func(t *testing.T) {
 		d := h.Open(t, 4)
-		records := doneRecords(t, d, "k", 2)
+		records := schedDoneRecords(t, d, "k", 2)
 		victims, _, err := d.DoneToTrim(ctx, time.Now().Add(time.Minute), 100, 100)
 		require.NoError(t, err)
-		due := hour()
-		scheduled(t, d, task(records[0], "k", due), driver.Created)
+		due := schedDue()
+		schedStore(t, d, schedTask(records[0], "k", due), driver.Created)
 		removed, err := d.RemoveDone(ctx, victims)
 		require.NoError(t, err)
 		assert.Equal(t, 1, removed)
-		assert.Contains(t, pending(t, d, "k", due), records[0], "the task stored again is still pending")
-		assert.Empty(t, doneIDs(t, d, 100))
+		assert.Contains(t, schedPending(t, d, "k", due), records[0], "the task stored again is still pending")
+		assert.Empty(t, schedDoneIDs(t, d, 100))
 	})
 }
