@@ -103,15 +103,6 @@ type observedScripter struct {
 	report Observe
 }
 
-// observed is s, a connection of the driver's, observed as the driver's
-// client is (Options.Observe), or s itself if the client is not.
-func (d *Driver) observed(s redis.Scripter) redis.Scripter {
-	if o, ok := d.rdb.(observedRedis); ok {
-		return observedScripter{Scripter: s, report: o.report}
-	}
-	return s
-}
-
 func (c observedScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
 	start := time.Now()
 	cmd := c.Scripter.EvalSha(ctx, sha1, keys, args...)
@@ -124,4 +115,13 @@ func (c observedScripter) Eval(ctx context.Context, script string, keys []string
 	cmd := c.Scripter.Eval(ctx, script, keys, args...)
 	observedRedis{report: c.report}.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
 	return cmd
+}
+
+// observed is s, a connection of the driver's, observed as the driver's
+// client is (Options.Observe), or s itself if the client is not.
+func (d *Driver) observed(s redis.Scripter) redis.Scripter {
+	if o, ok := d.rdb.(observedRedis); ok {
+		return observedScripter{Scripter: s, report: o.report}
+	}
+	return s
 }
