@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -62,12 +61,4 @@ func validateReplicaAcks(c *config, rdb redis.UniversalClient) error {
 		return invalid("New", "replica acks need a *redis.Client or *redis.ClusterClient, not %T", rdb)
 	}
 	return nil
-}
-
-// replicated runs write, a script on the master that holds key, then, under
-// WithReplicaAcks, waits until enough replicas acknowledged it (the Redis
-// driver's Replicated). Until the writes it guards move behind the driver's
-// Scheduling methods, which wait themselves, they run through it.
-func (n *Node) replicated(ctx context.Context, key string, write func(redis.Scripter) error) error {
-	return n.drv.(*redisdriver.Driver).Replicated(ctx, key, write)
 }

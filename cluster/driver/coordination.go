@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -87,12 +86,6 @@ type Coordination interface {
 	// (PeriodicPartition): a run of one of its occurrences ended.
 	AnnounceEnded(ctx context.Context, name string) error
 }
-
-// ErrNotReplicated: fewer replicas than asked acknowledged a write in
-// time (a driver made to wait for replicas, as the Redis driver's
-// ReplicaAcks); the write is on the primary and may or may not survive a
-// failover.
-var ErrNotReplicated = errors.New("cluster: write not acknowledged by enough replicas")
 
 // LayoutError is a keyspace laid out otherwise than the driver reads it.
 // It wraps ErrLayout; package cluster says why in its own words.

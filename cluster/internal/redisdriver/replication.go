@@ -36,7 +36,8 @@ func CanWaitForReplicas(rdb redis.UniversalClient) bool {
 // Options.ReplicaAcks, waits on the same connection until enough replicas
 // acknowledged it (an error wrapping driver.ErrNotReplicated when too few
 // did within Options.ReplicaTimeout). Without it, write runs on the
-// driver's client.
+// driver's client. Either way its script calls are observed
+// (Options.Observe).
 func (d *Driver) Replicated(ctx context.Context, key string, write func(redis.Scripter) error) error {
 	if d.replicaAcks == 0 {
 		return write(d.rdb)
@@ -59,7 +60,7 @@ func (d *Driver) Replicated(ctx context.Context, key string, write func(redis.Sc
 	// WAIT share one.
 	conn := master.Conn()
 	defer conn.Close()
-	if err := write(conn); err != nil {
+	if err := write(d.observed(conn)); err != nil {
 		return err
 	}
 	got, err := conn.Wait(ctx, d.replicaAcks, d.replicaTimeout).Result()
