@@ -13,11 +13,7 @@ import (
 // Complete records a successful run with CompleteScript (driver.Claims).
 func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention time.Duration, keep driver.KeepDone, tl driver.Timeline) (driver.Recorded, error) {
 	p := d.partOf(id)
-	var keepAge time.Duration
-	if keep.Max > 0 {
-		keepAge = keep.Age
-	}
-	args := []any{id, owner, retention.Milliseconds(), keepAge.Microseconds(), keep.Max, tl.TTL.Milliseconds()}
+	args := append(append([]any{id, owner, retention.Milliseconds()}, keepArgs(keep)...), tl.TTL.Milliseconds())
 	return withKind(kind, func(kind string) (driver.Recorded, error) {
 		res, err := CompleteScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
 		return driver.Recorded(res), err
