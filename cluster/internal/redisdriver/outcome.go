@@ -13,7 +13,8 @@ import (
 // Complete records a successful run with CompleteScript (driver.Claims).
 func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention time.Duration, keep driver.KeepDone, tl driver.Timeline) (driver.Recorded, error) {
 	p := d.partOf(id)
-	args := append(append([]any{id, owner, retention.Milliseconds()}, keepArgs(keep)...), tl.TTL.Milliseconds())
+	args := make([]any, 0, 6) // one allocation for the six
+	args = append(append(append(args, id, owner, retention.Milliseconds()), keepArgs(keep)...), tl.TTL.Milliseconds())
 	return withKind(kind, func(kind string) (driver.Recorded, error) {
 		res, err := CompleteScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
 		return driver.Recorded(res), err
