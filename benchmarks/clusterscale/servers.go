@@ -212,3 +212,10 @@ func flush(ctx context.Context, admin []*redis.Client) error {
 	}
 	return nil
 }
+
+// closeAll closes every client of cs.
+func closeAll(cs []*redis.Client) {
+	for _, c := range cs {
+		_ = c.Close()
+	}
+}

@@ -181,3 +181,14 @@ func meanSubscribers(subs map[string]int64) float64 {
 	}
 	return float64(total) / float64(len(subs))
 }
+
+// infoField returns the value of field in INFO-style text ("field:value"
+// lines), or "?" if there is none.
+func infoField(info, field string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
