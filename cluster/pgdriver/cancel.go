@@ -1,0 +1,118 @@
+package pgdriver
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/jackc/pgx/v5"
+)
+
+// Canceling and reading one task.
+
+// Cancellation is what Cancel did.
+type Cancellation struct {
+	// Removed is true if a task was stored under the ID and is now
+	// removed: no node claims it again, and the ID is free.
+	Removed bool
+	// WasRunning is true if a claim was held on it (a run in flight);
+	// that run's Complete, Fail, Release and Extend find it lost.
+	WasRunning bool
+}
+
+// Cancel removes task id in whatever state (River's JobCancel, the
+// cluster package's Cancel) and says whether there was one and whether a
+// run of it was in flight. A claim racing it either wins first (then
+// WasRunning is true) or finds the task gone. The removal notifies the
+// task's partition ("removed"), unless the task was done. An empty ID is
+// an error wrapping scheduler.ErrInvalidArgument.
+func (s *Store) Cancel(ctx context.Context, id string) (Cancellation, error) {
+	if id == "" {
+		return Cancellation{}, invalid("cancel", "empty task ID")
+	}
+	var (
+		state          State
+		retentionEnded bool
+	)
+	err := s.pool.QueryRow(ctx, `
+DELETE FROM stpe_tasks WHERE id = $1
+RETURNING state, coalesce(state = 'done' AND expires_at <= statement_timestamp(), false)`, id).Scan(&state, &retentionEnded)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Cancellation{}, nil
+	case err != nil:
+		return Cancellation{}, failed("cancel "+id, err)
+	}
+	// A done task past its retention was no longer stored (Get does not
+	// find it); PurgeDone had yet to delete it.
+	return Cancellation{Removed: !retentionEnded, WasRunning: state == Running}, nil
+}
+
+// Get returns task id as stored, or an error wrapping driver.ErrNotFound
+// (which package cluster exports as ErrNotFound) if no task holds the ID (a done task past its retention is not found).
+func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
+	if id == "" {
+		return StoredTask{}, invalid("get", "empty task ID")
+	}
+	var (
+		t                                           StoredTask
+		token, claimedBy                            *string
+		leaseExpires, claimedAt, finished, expireAt *time.Time
+		history                                     []runJSON
+	)
+	err := s.pool.QueryRow(ctx, `
+SELECT id, kind, payload, due, max_retries, metadata, partition, state, run_at, attempts, lost_runs,
+    lease_token, lease_expires, claimed_at, claimed_by, last_error, created_at, updated_at, finished_at,
+    expires_at, history
+FROM stpe_tasks
+WHERE id = $1 AND NOT (state = 'done' AND expires_at <= statement_timestamp())`, id).Scan(
+		&t.ID, &t.Kind, &t.Payload, &t.Due, &t.MaxRetries, &t.Metadata, &t.Partition, &t.State, &t.RunAt,
+		&t.Attempts, &t.LostRuns, &token, &leaseExpires, &claimedAt, &claimedBy, &t.LastError, &t.CreatedAt,
+		&t.UpdatedAt, &finished, &expireAt, &history)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return StoredTask{}, &notFoundError{what: "get " + id}
+	}
+	if err != nil {
+		return StoredTask{}, failed("get "+id, err)
+	}
+	t.LeaseToken, t.ClaimedBy = deref(token), deref(claimedBy)
+	for _, r := range history {
+		t.History = append(t.History, r.record())
+	}
+	t.LeaseExpires, t.ClaimedAt = deref(leaseExpires), deref(claimedAt)
+	t.FinishedAt, t.ExpiresAt = deref(finished), deref(expireAt)
+	return t, nil
+}
+
+// deref is *p, or the zero value for nil (a NULL column).
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// notFoundError is "cluster: what: no such task", wrapping
+// driver.ErrNotFound.
+type notFoundError struct{ what string }
+
+func (e *notFoundError) Error() string { return "cluster: " + e.what + ": no such task" }
+
+func (e *notFoundError) Unwrap() error { return driver.ErrNotFound }
+
+// runJSON is a run record as stpe_add_run writes it in a task's history.
+type runJSON struct {
+	Node    string `json:"node"`
+	Start   int64  `json:"start"` // µs since the epoch
+	End     int64  `json:"end"`   // µs since the epoch
+	Outcome string `json:"outcome"`
+	Error   string `json:"error"`
+}
+
+// record is r as the drivers return it.
+func (r runJSON) record() driver.RunRecord {
+	return driver.RunRecord{Node: r.Node, Start: time.UnixMicro(r.Start), End: time.UnixMicro(r.End),
+		Outcome: driver.Outcome(r.Outcome), Error: r.Error}
+}

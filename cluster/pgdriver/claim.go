@@ -1,0 +1,234 @@
+package pgdriver
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The claim: one UPDATE moves a due task from pending to running for one
+// owner token, with a lease, so only one node can win it (the row lock
+// makes a second claimer wait, then find it running). Whether the task is
+// due is judged by the database's clock, so a node whose clock runs ahead
+// never starts a task early.
+
+// ClaimOutcome is what a claim found.
+type ClaimOutcome int
+
+const (
+	// ClaimGone: the task is not pending: claimed elsewhere, canceled,
+	// done, dead or never stored.
+	ClaimGone ClaimOutcome = iota
+	// ClaimWon: the caller holds the task's lease.
+	ClaimWon
+	// ClaimNotDue: the task is pending, but not due yet by the database's
+	// clock (Claim.RunAt says when, Claim.DBNow what the clock said).
+	ClaimNotDue
+	// ClaimPaused: the task is pending, due, and of a paused kind.
+	ClaimPaused
+)
+
+// Claim is what a claim returned.
+type Claim struct {
+	Outcome ClaimOutcome
+	// Task is the claimed task (ClaimWon; ID and Kind for ClaimNotDue
+	// and ClaimPaused too).
+	Task Task
+	// RunAt is the time the task was pending for.
+	RunAt time.Time
+	// Attempts and LostRuns are its failed and lost runs so far.
+	Attempts, LostRuns int
+	// LeaseExpires is when the won lease ends by the database's clock.
+	LeaseExpires time.Time
+	// DBNow is the database's clock at the claim (ClaimNotDue).
+	DBNow time.Time
+}
+
+// claimSet is the SET list of a claim: $token, $lease (µs) and $node (the
+// store's Options.Node) are the placeholders named.
+const claimSet = `state = 'running', lease_token = $token, claimed_at = statement_timestamp(), claimed_by = $node,
+    lease_expires = statement_timestamp() + $lease::bigint * interval '1 microsecond',
+    updated_at = statement_timestamp()`
+
+// claimReturning is what a won claim reads back, in claimedTask's order.
+const claimReturning = `t.id, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata, t.lease_expires`
+
+// notPaused is the condition that the kind of the row t is not paused.
+const notPaused = `NOT EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
+
+// claimOne is Claim's statement: $1 id, $2 token, $3 lease (µs), $4 node.
+var claimOne = named(`
+UPDATE stpe_tasks t SET `+claimSet+`
+WHERE t.id = $1 AND t.state = 'pending' AND t.run_at <= statement_timestamp() AND `+notPaused+`
+RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$4"})
+
+// Claim claims task id for the owner token with a lease, if it is pending
+// and due by the database's clock (River's JobGetAvailable for one job,
+// the cluster package's claim script). Only one of many claimers of a
+// task wins. token should be fresh for each claim: Complete, Fail,
+// Release and Extend check it.
+func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration) (Claim, error) {
+	if err := validClaim("claim "+id, id, token, lease); err != nil {
+		return Claim{}, err
+	}
+	for range raceRounds {
+		c, err := claimedTask(s.pool.QueryRow(ctx, claimOne, id, token, micros(lease), s.node))
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return Claim{}, failed("claim "+id, err)
+		}
+		var (
+			state      State
+			kind       string
+			runAt, now time.Time
+			paused     bool
+		)
+		err = s.pool.QueryRow(ctx, `
+SELECT t.state, t.kind, t.run_at, statement_timestamp(), NOT `+notPaused+`
+FROM stpe_tasks t WHERE t.id = $1`, id).Scan(&state, &kind, &runAt, &now, &paused)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return Claim{Outcome: ClaimGone}, nil
+		case err != nil:
+			return Claim{}, failed("claim "+id, err)
+		case state != Pending:
+			return Claim{Outcome: ClaimGone}, nil
+		case paused:
+			return Claim{Outcome: ClaimPaused, Task: Task{ID: id, Kind: kind}, RunAt: runAt}, nil
+		case runAt.After(now):
+			return Claim{Outcome: ClaimNotDue, Task: Task{ID: id, Kind: kind}, RunAt: runAt, DBNow: now}, nil
+		}
+		// Pending and due: it fell due, was handed back or resumed
+		// between the two statements. Claim again.
+	}
+	return Claim{Outcome: ClaimGone}, nil
+}
+
+// ClaimDueParams are the arguments of ClaimDue.
+type ClaimDueParams struct {
+	// Partitions are those to claim from (all if nil).
+	Partitions []int
+	// Token is the owner token of every claim of the call; make it fresh
+	// for each call.
+	Token string
+	// Lease is each claim's lease.
+	Lease time.Duration
+	// Limit is the most tasks claimed.
+	Limit int
+	// OverdueBy claims only the tasks due at least that long ago by the
+	// database's clock (a backup's delay; 0 claims every due task).
+	OverdueBy time.Duration
+}
+
+// claimManySQL is ClaimDue's statement, for all partitions or (some)
+// those of $1: $2 token, $3 lease (µs), $4 limit, $5 overdue by (µs), $6
+// the paused kinds, $7 node. The paused kinds come as a parameter for the scan, so
+// that the planner reads the due index in order and stops at the limit
+// (a join with stpe_paused_kinds, whose size it cannot know, makes it
+// sort every due task first); the UPDATE checks the table again, so a
+// kind paused before the statement began is never claimed.
+func claimManySQL(some bool) string {
+	where := "AND $1::integer[] IS NULL" // all: $1 is NULL, named so that its type is known
+	if some {
+		where = "AND t.partition = ANY($1::integer[])"
+	}
+	return named(`
+WITH due AS (
+    SELECT t.id FROM stpe_tasks t
+    WHERE t.state = 'pending' `+where+`
+      AND t.run_at <= statement_timestamp() - $5::bigint * interval '1 microsecond'
+      AND t.kind <> ALL ($6::text[])
+    ORDER BY t.run_at
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE stpe_tasks t SET `+claimSet+`
+FROM due WHERE t.id = due.id AND t.state = 'pending' AND `+notPaused+`
+RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$7"})
+}
+
+var (
+	claimManyAll  = claimManySQL(false)
+	claimManySome = claimManySQL(true)
+)
+
+// ClaimDue claims up to p.Limit due tasks of p.Partitions, oldest run
+// time first, skipping the rows other claimers hold locked (FOR UPDATE
+// SKIP LOCKED), as River's JobGetAvailable does: many nodes can call it
+// at once, and each task goes to one of them.
+func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]Claim, error) {
+	if err := validClaim("claim due", "-", p.Token, p.Lease); err != nil {
+		return nil, err
+	}
+	if p.Limit < 1 || p.OverdueBy < 0 {
+		return nil, invalid("claim due", "limit %d < 1 or overdue by %v < 0", p.Limit, p.OverdueBy)
+	}
+	if err := s.validPartitions("claim due", p.Partitions); err != nil {
+		return nil, err
+	}
+	paused, err := s.pausedKinds(ctx)
+	if err != nil {
+		return nil, failed("claim due", err)
+	}
+	sql := claimManyAll
+	if p.Partitions != nil {
+		sql = claimManySome
+	}
+	rows, err := s.pool.Query(ctx, sql, partitionsArg(p.Partitions), p.Token, micros(p.Lease), p.Limit, micros(p.OverdueBy), paused, s.node)
+	if err != nil {
+		return nil, failed("claim due", err)
+	}
+	claims, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Claim, error) { return claimedTask(r) })
+	if err != nil {
+		return nil, failed("claim due", err)
+	}
+	return claims, nil
+}
+
+// claimedTask reads a row of claimReturning.
+func claimedTask(r pgx.Row) (Claim, error) {
+	c := Claim{Outcome: ClaimWon}
+	err := r.Scan(&c.Task.ID, &c.Task.Kind, &c.Task.Payload, &c.Task.Due, &c.RunAt, &c.Task.MaxRetries,
+		&c.Attempts, &c.LostRuns, &c.Task.Metadata, &c.LeaseExpires)
+	return c, err
+}
+
+// validClaim checks a claim's arguments.
+func validClaim(what, id, token string, lease time.Duration) error {
+	switch {
+	case id == "":
+		return invalid(what, "empty task ID")
+	case token == "":
+		return invalid(what, "empty owner token")
+	case lease < time.Millisecond:
+		return invalid(what, "lease %v shorter than a millisecond", lease)
+	}
+	return nil
+}
+
+// validPartitions checks that each of parts is a partition of the store.
+func (s *Store) validPartitions(what string, parts []int) error {
+	for _, p := range parts {
+		if p < 0 || p >= s.partitions {
+			return invalid(what, "partition %d out of [0, %d)", p, s.partitions)
+		}
+	}
+	return nil
+}
+
+// partitionsArg is parts as a statement's integer[] argument, nil (all
+// partitions) for nil.
+func partitionsArg(parts []int) []int32 {
+	if parts == nil {
+		return nil
+	}
+	out := make([]int32, len(parts))
+	for i, p := range parts {
+		out[i] = int32(p)
+	}
+	return out
+}

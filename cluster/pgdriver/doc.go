@@ -1,0 +1,83 @@
+// Package pgdriver keeps the cluster package's durable tasks in
+// PostgreSQL instead of Redis: the same lifecycle (schedule, window,
+// claim, lease, complete, fail, release, reap, cancel, retention, pause,
+// notices) as statements on a pgx pool. It is the groundwork of the
+// cluster's Postgres driver; the cluster package's driver interface will
+// be implemented on top of Store. Its counterparts are River's riverpgxv5
+// driver and Quartz's JDBC job store.
+//
+// It owns the tables it creates (all named stpe_*) and the notice
+// channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool),
+// package cluster/driver (the drivers' sentinels, State and PartitionOf;
+// it imports only the standard library) and, for ErrInvalidArgument, the
+// root scheduler package; never package cluster itself, so that the
+// cluster can import it.
+//
+// # Rules
+//
+//   - Every change of state is one statement, or one transaction, so no
+//     node sees it half made. Whether a task is due, lease expiries, retry
+//     times and every stamp come from the database's clock
+//     (statement_timestamp()), never a node's: a node whose clock runs
+//     ahead cannot start a task early, nor shorten or lengthen a lease.
+//     Due times come from the caller, as in the Redis store.
+//   - A claim (Store.Claim, Store.ClaimDue) moves a pending, due task of a
+//     kind not paused to running, with a lease and the caller's owner
+//     token; the row lock lets one claimer win. ClaimDue takes a batch
+//     with FOR UPDATE SKIP LOCKED, so claimers never wait on one another.
+//   - Complete, Fail, Release and Extend check the token (fencing): a run
+//     that lost its lease writes nothing. Each run that ends is recorded
+//     in the task's history (driver.RunRecord): its node, start, end,
+//     outcome and error.
+//   - A failed run counts an attempt and is retried at the database's now
+//     plus the backoff, until the attempts exceed the task's retry limit:
+//     then it is dead, kept with its last error until canceled.
+//   - An expired lease is reaped (ReapExpired): the task is pending again,
+//     due now, its lost run counted apart from its attempts, or dead past
+//     the limit of lost runs.
+//   - Schedule is idempotent by ID: an existing ID is never overwritten,
+//     and the result says what holds it. A completed task is kept as done
+//     for its retention, holding its ID, and PurgeDone deletes it after,
+//     in batches.
+//   - Every change of a task's state or run time sends a notice on its
+//     partition's channel from a trigger, in the transaction that makes
+//     it: a ScheduleTx's notice goes out when the caller commits, never if
+//     it rolls back. A Listener LISTENs on a set of partitions on a
+//     connection of its own, and reconnects.
+//   - Each node renews its member record with a time to live
+//     (RenewMember), by the database's clock; a periodic task's cursor
+//     (AdvanceCursor) only moves forward.
+//
+// # Tables
+//
+// Migrate creates them from the versioned SQL files in migrations/,
+// recorded in stpe_migrations (version, name, applied_at), under an
+// advisory lock:
+//
+//   - stpe_tasks, a row per task: id (primary key), kind, payload
+//     (bytea), partition, state (pending, running, dead, done), due (as
+//     scheduled), run_at (when it runs next), max_retries, attempts,
+//     lost_runs, lease_token, lease_expires, claimed_at and claimed_by
+//     (while running), last_error, metadata, history (the last
+//     driver.MaxHistory runs, as JSON, appended by the function
+//     stpe_add_run), created_at, updated_at, finished_at (done or dead)
+//     and expires_at (done: the end of its retention).
+//     Partial indexes serve the claims and the window (run_at, and
+//     partition with run_at, of the pending tasks), the reaper
+//     (lease_expires of the running ones) and retention (expires_at of
+//     the done ones); one more serves listing by kind and state. Three
+//     triggers send the notices.
+//   - stpe_paused_kinds, the paused kinds (kind, paused_at).
+//   - stpe_members, a row per started node (id, host, pid, version,
+//     kinds, claims, stopping, started_at, heartbeat_at, expires_at).
+//   - stpe_periodic_cursors, a row per periodic task (name, last_due,
+//     misfire, overlap, updated_at).
+//
+// A notice's payload is "<state> <run_at in µs> <kind> <id>",
+// "removed <kind> <id>" for a task deleted before it was done, or
+// "resumed <kind>" after Store.Resume.
+//
+// The tests start a real PostgreSQL (internal/pgtest): Debian's package
+// (apt-get install -y postgresql); SCHEDULER_REQUIRE_POSTGRES=1 turns its
+// absence from a skip into a failure.
+package pgdriver

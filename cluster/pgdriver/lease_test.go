@@ -1,0 +1,93 @@
+package pgdriver_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster/pgdriver"
+)
+
+// TestExtendRenewsHeldLeasesOnly: Extend pushes back the leases the tokens
+// hold, an expired one not yet reaped included, and names the others lost.
+func TestExtendRenewsHeldLeasesOnly(t *testing.T) {
+	ctx := context.Background()
+	s, pool := newStore(t)
+	for _, id := range []string{"a", "b", "c"} {
+		mustSchedule(t, s, dueTask(id))
+	}
+	ta, _ := mustClaim(t, s, "a")
+	tb, _ := mustClaim(t, s, "b")
+	expireLease(t, pool, "b")
+	tc, _ := mustClaim(t, s, "c")
+	if _, err := s.Cancel(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	lease := 2 * time.Hour
+	lost, err := s.Extend(ctx, []pgdriver.Lease{{"a", ta}, {"b", tb}, {"c", tc}, {"a", "stale"}, {"zz", "x"}}, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lost)
+	if !slices.Equal(lost, []string{"a", "c", "zz"}) {
+		t.Fatalf("lost = %v, want a (for its stale token), c and zz", lost)
+	}
+	for _, id := range []string{"a", "b"} {
+		got := mustGet(t, s, id)
+		if got.State != pgdriver.Running || got.LeaseExpires.Sub(got.UpdatedAt) < time.Hour {
+			t.Fatalf("%s after Extend: %+v; want running, its lease about %v from the renewal", id, got, lease)
+		}
+	}
+}
+
+// TestReapExpiredCountsLostRuns: an expired lease returns its task to
+// pending, due now, counting a lost run and no attempt; the old token is
+// fenced off; past the limit of lost runs the task is dead. Unexpired
+// leases and other partitions are left alone.
+func TestReapExpiredCountsLostRuns(t *testing.T) {
+	ctx := context.Background()
+	s, pool := newStore(t)
+	mustSchedule(t, s, dueTask("a"))
+	mustSchedule(t, s, dueTask("alive"))
+	mustClaim(t, s, "alive")
+	const maxLost = 1
+	for round := 1; round <= 2; round++ {
+		old, _ := mustClaim(t, s, "a")
+		expireLease(t, pool, "a")
+		other := (s.PartitionOf("a") + 1) % s.Partitions()
+		if got, err := s.ReapExpired(ctx, []int{other}, 10, maxLost); err != nil || len(got) != 0 {
+			t.Fatalf("reap of partition %d = %+v, %v; want nothing", other, got, err)
+		}
+		got, err := s.ReapExpired(ctx, nil, 10, maxLost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dead := round > maxLost
+		if len(got) != 1 || got[0] != (pgdriver.LostRun{ID: "a", Kind: "k", Dead: dead}) {
+			t.Fatalf("round %d: reaped %+v; want a, dead %v", round, got, dead)
+		}
+		task := mustGet(t, s, "a")
+		if task.LostRuns != round || task.Attempts != 0 || task.LastError != pgdriver.LeaseExpiredError || task.LeaseToken != "" {
+			t.Fatalf("round %d: task %+v", round, task)
+		}
+		if out, err := s.Complete(ctx, "a", old, time.Hour); err != nil || out != pgdriver.OutcomeLost {
+			t.Fatalf("round %d: Complete by the reaped run = %q, %v; want lost", round, out, err)
+		}
+		if dead {
+			if task.State != pgdriver.Dead {
+				t.Fatalf("round %d: task %+v; want dead", round, task)
+			}
+			break
+		}
+		if task.State != pgdriver.Pending || task.RunAt.Sub(task.UpdatedAt) != 0 {
+			t.Fatalf("round %d: task %+v; want pending, due at the reap", round, task)
+		}
+	}
+	if got, err := s.ReapExpired(ctx, nil, 10, maxLost); err != nil || len(got) != 0 {
+		t.Fatalf("reap with no lease expired = %+v, %v", got, err)
+	}
+	if got := mustGet(t, s, "alive"); got.State != pgdriver.Running || got.LostRuns != 0 {
+		t.Fatalf("the unexpired claim was touched: %+v", got)
+	}
+}

@@ -1,0 +1,55 @@
+package pgdriver
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestScansReadTheDueIndexInOrder: with many due tasks, a batch claim and
+// a window load read the index of pending tasks by run time in order and
+// stop at their limit, instead of sorting every due task (the plan a join
+// with the paused kinds would get).
+func TestScansReadTheDueIndexInOrder(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	if _, err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `
+INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries)
+SELECT 'x' || g, 'k' || (g % 5), '', g % 64, 'pending', t, t, 3
+FROM generate_series(1, 50000) AS g, LATERAL (SELECT now() - (g % 3600) * interval '1 second' AS t) AS d;
+ANALYZE stpe_tasks`); err != nil {
+		t.Fatal(err)
+	}
+	plans := map[string]struct {
+		sql  string
+		args []any
+	}{
+		"claim, all partitions":  {claimManyAll, []any{nil, "tok", int64(1e6), 10, int64(0), []string{"k1"}, "node"}},
+		"claim, some partitions": {claimManySome, []any{[]int32{1, 2, 3}, "tok", int64(1e6), 10, int64(0), []string{}, "node"}},
+		"window, all partitions": {loadWindowAll, []any{nil, toTime(timeNowForPlan()), 100, []string{"k1"}}},
+	}
+	for name, p := range plans {
+		rows, err := pool.Query(ctx, "EXPLAIN "+p.sql, p.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		plan := strings.Join(lines, "\n")
+		if !strings.Contains(plan, "Index Scan using stpe_tasks_due") || strings.Contains(plan, "Sort") {
+			t.Errorf("%s: the plan does not read stpe_tasks_due in order:\n%s", name, plan)
+		}
+	}
+}
+
+// timeNowForPlan is a window's bound for the plan: an hour from now.
+func timeNowForPlan() time.Time { return time.Now().Add(time.Hour) }
