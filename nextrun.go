@@ -66,10 +66,11 @@ func (k TaskKind) coalescesMissed(tc *taskConfig) bool {
 	return false
 }
 
-// A task stores its kind in its period field, the JDK's encoding, which
-// costs no byte of the 80-byte task: 0 for a one-shot task, the period for
-// a fixed-rate task, minus the delay for a fixed-delay task, periodTrigger
-// for a trigger task. encodePeriod and kind are its only writer and reader.
+// A task stores its kind in its period field (in taskAux), the JDK's
+// encoding: 0 for a one-shot task, the period for a fixed-rate task, minus
+// the delay for a fixed-delay task, periodTrigger for a trigger task. A
+// one-shot task without options has no aux, and so no period field: it
+// reads as 0. encodePeriod and period are its only writer and reader.
 
 // periodTrigger is the period field of a trigger task: Trigger.Next, not a
 // period, says when it runs next. No fixed delay is this long.
@@ -90,9 +91,17 @@ func encodePeriod(k TaskKind, span time.Duration) int64 {
 	return 0
 }
 
+// period returns t's period field: 0 when t has no aux.
+func (t *futureTask) period() int64 {
+	if a := t.aux.Load(); a != nil {
+		return a.period
+	}
+	return 0
+}
+
 // kind returns t's kind, decoded from its period field.
 func (t *futureTask) kind() TaskKind {
-	switch p := t.period; {
+	switch p := t.period(); {
 	case p == 0:
 		return KindOneShot
 	case p > 0:
@@ -124,14 +133,15 @@ func (s *Scheduler) nextRunTimeLocked(t *futureTask, next time.Time) int64 {
 	var due int64
 	switch t.kind() {
 	case KindTrigger:
-		t.ext.dueWall = next
-		return q.triggerTimeLocked(t.ext.clockMono, t.withJitter(int64(next.Sub(t.ext.clockWall))))
+		ext := t.ext()
+		ext.dueWall = next
+		return q.triggerTimeLocked(ext.clockMono, t.withJitter(int64(next.Sub(ext.clockWall))))
 	case KindFixedRate:
-		due = t.due() + t.period
+		due = t.due() + t.period()
 	default: // fixed delay; a one-shot task is never re-queued
-		due = q.triggerTimeLocked(q.now(), -t.period)
+		due = q.triggerTimeLocked(q.now(), -t.period())
 	}
-	if t.ext != nil && t.ext.jitter != 0 {
+	if ext := t.ext(); ext != nil && ext.jitter != 0 {
 		return q.triggerTimeLocked(due, t.withJitter(0))
 	}
 	return due
@@ -140,10 +150,10 @@ func (s *Scheduler) nextRunTimeLocked(t *futureTask, next time.Time) int64 {
 // due returns the nominal due time of t's next run, before its jitter:
 // when less this run's offset. q.mu.
 func (t *futureTask) due() int64 {
-	if t.ext == nil {
-		return t.when
+	if ext := t.ext(); ext != nil {
+		return t.when - ext.offset
 	}
-	return t.when - t.ext.offset
+	return t.when
 }
 
 // withJitter returns delay (clamped at 0, as the JDK's triggerTime does)
@@ -151,12 +161,13 @@ func (t *futureTask) due() int64 {
 // records the offset; it saturates at MaxInt64. q.mu, as it writes the
 // offset. Without WithJitter it returns delay as it is.
 func (t *futureTask) withJitter(delay int64) int64 {
-	if t.ext == nil || t.ext.jitter == 0 {
+	ext := t.ext()
+	if ext == nil || ext.jitter == 0 {
 		return delay
 	}
 	delay = max(delay, 0)
-	off := rand.Int64N(t.ext.jitter)
-	t.ext.offset = off
+	off := rand.Int64N(ext.jitter)
+	ext.offset = off
 	if d := delay + off; d >= delay {
 		return d
 	}
@@ -182,15 +193,16 @@ func (s *Scheduler) coalesceMissed(t *futureTask, rec *runRecord) {
 	default:
 		return // nothing to merge
 	}
-	k := (rec.started - rec.due) / t.period
+	period := t.period()
+	k := (rec.started - rec.due) / period
 	if k <= 0 {
 		return
 	}
 	q := &s.q
 	q.mu.Lock()
-	rec.due += k * t.period
+	rec.due += k * period
 	rec.jitter = 0
-	t.ext.offset = 0
+	t.ext().offset = 0
 	t.setWhenLocked(rec.due)
 	q.mu.Unlock()
 }
@@ -201,7 +213,8 @@ func (s *Scheduler) coalesceMissed(t *futureTask, rec *runRecord) {
 // trigger's failure) is kept for the re-queue after the run, so a run
 // calls Next once, as under CatchUpMissed.
 func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
-	wallNow := t.ext.clockWall // read by requeueIfEarly as this run began
+	ext := t.ext()
+	wallNow := ext.clockWall // read by requeueIfEarly as this run began
 	due := rec.dueWall
 	next, err := s.nextTrigger(t, due)
 	for err == nil && !next.IsZero() && !next.After(wallNow) {
@@ -209,7 +222,7 @@ func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
 		next, err = s.nextTrigger(t, due)
 	}
 	// Read back only by this worker, in reExecuteTrigger after the run.
-	t.ext.lookahead = triggerLookahead{next: next, err: err, ok: true}
+	ext.lookahead = triggerLookahead{next: next, err: err, ok: true}
 	if due.Equal(rec.dueWall) {
 		return
 	}
@@ -217,8 +230,8 @@ func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
 	q.mu.Lock()
 	rec.dueWall = due
 	rec.jitter = 0
-	t.ext.dueWall = due
-	t.ext.offset = 0
+	ext.dueWall = due
+	ext.offset = 0
 	q.mu.Unlock()
 }
 
@@ -230,7 +243,7 @@ func (s *Scheduler) coalesceTrigger(t *futureTask, rec *runRecord) {
 // an error wrapping ErrInvalidArgument.
 func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, error) {
 	var next time.Time
-	if pe := s.guard("trigger", t, func() { next = t.ext.trigger.Next(after) }); pe != nil {
+	if pe := s.guard("trigger", t, func() { next = t.ext().trigger.Next(after) }); pe != nil {
 		return time.Time{}, pe
 	}
 	if !next.IsZero() && !next.After(after) {
@@ -246,11 +259,12 @@ func (s *Scheduler) nextTrigger(t *futureTask, after time.Time) (time.Time, erro
 func (s *Scheduler) nextTriggerTime(t *futureTask) (next time.Time, ok bool) {
 	// ext.dueWall and ext.lookahead are written only by this worker while
 	// the task runs.
-	next, err := t.ext.lookahead.next, t.ext.lookahead.err
-	if !t.ext.lookahead.ok {
-		next, err = s.nextTrigger(t, t.ext.dueWall)
+	ext := t.ext()
+	next, err := ext.lookahead.next, ext.lookahead.err
+	if !ext.lookahead.ok {
+		next, err = s.nextTrigger(t, ext.dueWall)
 	}
-	t.ext.lookahead = triggerLookahead{}
+	ext.lookahead = triggerLookahead{}
 	switch {
 	case err != nil:
 		if t.complete(err) {
@@ -277,18 +291,19 @@ func (s *Scheduler) requeueIfEarly(t *futureTask) bool {
 	// run: CoalesceMissed and the re-queue use them too, so a trigger run
 	// reads the clock once.
 	q := &s.q
-	t.ext.clockMono, t.ext.clockWall = q.readClocks()
-	start := t.ext.dueWall
-	if t.ext.offset != 0 {
-		start = start.Add(time.Duration(t.ext.offset))
+	ext := t.ext()
+	ext.clockMono, ext.clockWall = q.readClocks()
+	start := ext.dueWall
+	if ext.offset != 0 {
+		start = start.Add(time.Duration(ext.offset))
 	}
-	early := start.Sub(t.ext.clockWall)
+	early := start.Sub(ext.clockWall)
 	if early <= 0 {
 		return false
 	}
 	q.mu.Lock()
 	if t.loadState() == stateNew && s.canRun(t) {
-		t.setWhenLocked(q.triggerTimeLocked(t.ext.clockMono, int64(early)))
+		t.setWhenLocked(q.triggerTimeLocked(ext.clockMono, int64(early)))
 		q.offerLocked(t)
 		q.mu.Unlock()
 		return true

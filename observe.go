@@ -82,10 +82,10 @@ type runRecord struct {
 // newRunRecordLocked records t's run starting at started. q.mu.
 func newRunRecordLocked(t *futureTask, started int64) runRecord {
 	rec := runRecord{t: t, due: t.when, started: started}
-	if t.ext != nil {
-		rec.due -= t.ext.offset
-		rec.jitter = t.ext.offset
-		rec.dueWall = t.ext.dueWall
+	if ext := t.ext(); ext != nil {
+		rec.due -= ext.offset
+		rec.jitter = ext.offset
+		rec.dueWall = ext.dueWall
 	}
 	return rec
 }

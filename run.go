@@ -48,7 +48,7 @@ func (s *Scheduler) runTask(t *futureTask, rec *runRecord) (ran bool) {
 	if t.kind() == KindTrigger && s.requeueIfEarly(t) {
 		return false
 	}
-	if t.ext != nil && t.ext.coalesce {
+	if ext := t.ext(); ext != nil && ext.coalesce {
 		s.coalesceMissed(t, rec)
 	}
 	f := t.face()
@@ -145,11 +145,13 @@ func (s *Scheduler) afterExecute(t *futureTask, f ScheduledFuture, err error) {
 // reaches AfterExecute, it is counted in Stats.Panicked and logged at Error.
 func (s *Scheduler) callBody(t *futureTask, rec *runRecord) (err error, panicked bool) {
 	normal := false
-	if t.ext != nil && t.ext.labels != nil {
-		pprof.SetGoroutineLabels(t.ext.labels)
+	labeled := false
+	if ext := t.ext(); ext != nil && ext.labels != nil {
+		pprof.SetGoroutineLabels(ext.labels)
+		labeled = true
 	}
 	defer func() {
-		if t.ext != nil && t.ext.labels != nil {
+		if labeled {
 			pprof.SetGoroutineLabels(context.Background())
 		}
 		if normal {

@@ -160,13 +160,14 @@ func (s *Scheduler) setStateLocked(st runState) {
 // body. face is the *Future of a Callable, nil for a Task.
 func (s *Scheduler) initTask(t *futureTask, fn Task, kind TaskKind, span time.Duration, opts []TaskOption, face ScheduledFuture) error {
 	t.s = s
-	t.period = encodePeriod(kind, span)
 	t.heapIndex = notQueued
 	ext, err := newTaskExt(opts, face, kind)
 	if err != nil {
 		return err
 	}
-	t.ext = ext
+	if period := encodePeriod(kind, span); period != 0 || ext != nil {
+		t.aux.Store(&taskAux{period: period, ext: ext})
+	}
 	for i := len(s.decorators) - 1; i >= 0; i-- {
 		if fn, err = s.decorate(s.decorators[i], fn); err != nil {
 			return err

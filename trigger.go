@@ -60,7 +60,7 @@ func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...Task
 	if err := s.initTask(t, task, KindTrigger, 0, opts, nil); err != nil {
 		return nil, err
 	}
-	t.ext.trigger = trigger
+	t.ext().trigger = trigger
 	wallNow := s.q.wallNow()
 	first, err := s.nextTrigger(t, wallNow)
 	if err != nil {
@@ -71,7 +71,7 @@ func (s *Scheduler) ScheduleWithTrigger(task Task, trigger Trigger, opts ...Task
 		t.complete(nil) // no run at all
 		return t.face(), nil
 	}
-	t.ext.dueWall = first
+	t.ext().dueWall = first
 	return s.delayedExecute(t, first.Sub(wallNow))
 }
 

@@ -66,11 +66,11 @@ func (s *Scheduler) queuedTaskLocked(t *futureTask) QueuedTask {
 	}
 	switch qt.Kind {
 	case KindFixedRate:
-		qt.Period = time.Duration(t.period)
+		qt.Period = time.Duration(t.period())
 	case KindFixedDelay:
-		qt.Period = time.Duration(-t.period)
+		qt.Period = time.Duration(-t.period())
 	case KindTrigger:
-		qt.Trigger = t.ext.trigger
+		qt.Trigger = t.ext().trigger
 	}
 	return qt
 }

@@ -96,12 +96,17 @@ func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	}); err != nil {
 		return nil, err
 	}
+	return l, l.wait(ahead)
+}
+
+// wait waits until every job started, or for ahead and a minute more.
+func (l *latencies) wait(ahead time.Duration) error {
 	select {
 	case <-l.done:
+		return nil
 	case <-time.After(ahead + time.Minute):
-		return l, fmt.Errorf("riverbench: only %s within a minute", l)
+		return fmt.Errorf("riverbench: only %s within a minute", l)
 	}
-	return l, nil
 }
 
 // paced calls insert(i) for i in [0, n) at rate calls a second, from

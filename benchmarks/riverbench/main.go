@@ -8,7 +8,10 @@
 //   - start lateness at -rate jobs a second for -duration: how late each
 //     job's worker starts after the job became available, for jobs
 //     available at once and for jobs scheduled -ahead in the future (which
-//     River's leader moves to available every 5 s).
+//     River's leader moves to available every 5 s); beside each, the
+//     Store's at the same rate, run by three nodes, each with a Listener
+//     and an in-memory window that claims each task at its due time
+//     (storelateness.go).
 //
 // Run it with GOWORK=off (its own module, for River's Go 1.26):
 //
@@ -73,6 +76,11 @@ func run(inserts, goroutines, rate int, duration, ahead time.Duration) error {
 			what = fmt.Sprintf("scheduled %v ahead", a)
 		}
 		fmt.Printf("River start lateness, %d jobs/s for %v, %s: %s\n", rate, duration, what, l)
+		l, err = storeLateness(ctx, srv, rate, duration, a)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("pgdriver Store start lateness, %d nodes (a Listener and a window each), %d tasks/s for %v, %s: %s\n", storeNodes, rate, duration, what, l)
 	}
 	return nil
 }

@@ -23,34 +23,60 @@ type Cancellation struct {
 
 // Cancel removes task id in whatever state (River's JobCancel, the
 // cluster package's Cancel) and says whether there was one and whether a
-// run of it was in flight. A claim racing it either wins first (then
-// WasRunning is true) or finds the task gone. The removal notifies the
-// task's partition ("removed"), unless the task was done. An empty ID is
-// an error wrapping scheduler.ErrInvalidArgument.
-func (s *Store) Cancel(ctx context.Context, id string) (Cancellation, error) {
+// run of it was in flight, with the Redis store's rules, in one
+// statement: a done record is deleted; a periodic occurrence (a kind
+// starting with "@") leaves its done marker for e.Retention, so that no
+// sweep stores the occurrence again; with e.Keep.Max above 0 the task is
+// kept as a done record whose last run record says canceled (its node and
+// start the claim's if it was running, else none and now), else it is
+// deleted. A claim racing it either wins first (then WasRunning is true)
+// or finds the task gone. Cancel tells the task's partition "removed"
+// (whether the task is deleted or kept as a done record; a done record's
+// deletion tells nothing). An empty ID, or a bad e, is an error wrapping
+// scheduler.ErrInvalidArgument.
+func (s *Store) Cancel(ctx context.Context, id string, e Ending) (Cancellation, error) {
 	if id == "" {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
+	if err := validEnding("cancel "+id, e); err != nil {
+		return Cancellation{}, err
+	}
 	var (
-		state          State
-		retentionEnded bool
+		state    State
+		ageEnded bool
 	)
 	err := s.pool.QueryRow(ctx, `
-DELETE FROM stpe_tasks WHERE id = $1
-RETURNING state, coalesce(state = 'done' AND expires_at <= statement_timestamp(), false)`, id).Scan(&state, &retentionEnded)
+WITH victim AS (
+    SELECT id, kind, partition, due, md5(payload) AS sum, state,
+        coalesce(state = 'done' AND expires_at <= statement_timestamp(), false) AS ended
+    FROM stpe_tasks WHERE id = $1
+    FOR UPDATE
+), `+markDone("victim", "state <> 'done' AND left(kind, 1) = '@'", "$2")+`,
+kept AS (
+    UPDATE stpe_tasks t SET `+endedAs("'canceled'", "''")+`, `+keptDone("$3")+`
+    FROM victim v WHERE t.id = v.id AND v.state <> 'done' AND $4::integer > 0
+    RETURNING t.id
+), deleted AS (
+    DELETE FROM stpe_tasks t USING victim v WHERE t.id = v.id AND (v.state = 'done' OR $4::integer < 1)
+    RETURNING t.id
+), told AS MATERIALIZED (
+    SELECT pg_notify('stpe_p' || partition, 'removed ' || kind || ' ' || id) FROM victim WHERE state <> 'done'
+)
+SELECT state, ended, (SELECT count(*) FROM told) FROM victim`, id, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max).Scan(&state, &ageEnded, new(int64))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Cancellation{}, nil
 	case err != nil:
 		return Cancellation{}, failed("cancel "+id, err)
 	}
-	// A done task past its retention was no longer stored (Get does not
-	// find it); PurgeDone had yet to delete it.
-	return Cancellation{Removed: !retentionEnded, WasRunning: state == Running}, nil
+	// A done record past its age was no longer stored (Get does not
+	// find it); TrimDone had yet to delete it.
+	return Cancellation{Removed: !ageEnded, WasRunning: state == Running}, nil
 }
 
 // Get returns task id as stored, or an error wrapping driver.ErrNotFound
-// (which package cluster exports as ErrNotFound) if no task holds the ID (a done task past its retention is not found).
+// (which package cluster exports as ErrNotFound) if no task holds the ID
+// (a done record past its age is not found).
 func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
 	if id == "" {
 		return StoredTask{}, invalid("get", "empty task ID")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -14,8 +13,8 @@ import (
 )
 
 // TestCancelInEachState: Cancel removes a pending, running, dead or done
-// task, says whether a run was in flight, and frees the ID; an unknown ID
-// is not removed.
+// task, says whether a run was in flight, and frees the ID (a completed
+// fixed ID stays held by its done marker); an unknown ID is not removed.
 func TestCancelInEachState(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
@@ -28,11 +27,11 @@ func TestCancelInEachState(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctok, _ := mustClaim(t, s, "done")
-	if _, err := s.Complete(ctx, "done", ctok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, "done", ctok, keepHour); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"pending", "running", "dead", "done"} {
-		c, err := s.Cancel(ctx, id)
+		c, err := s.Cancel(ctx, id, pgdriver.Ending{})
 		want := pgdriver.Cancellation{Removed: true, WasRunning: id == "running"}
 		if err != nil || c != want {
 			t.Errorf("Cancel(%s) = %+v, %v; want %+v", id, c, err, want)
@@ -40,15 +39,21 @@ func TestCancelInEachState(t *testing.T) {
 		if _, err := s.Get(ctx, id); !errors.Is(err, driver.ErrNotFound) {
 			t.Errorf("Get(%s) after Cancel: %v", id, err)
 		}
-		mustSchedule(t, s, dueTask(id))
+		again := pgdriver.Created
+		if id == "done" {
+			again = pgdriver.AlreadyDone // its done marker outlives the record
+		}
+		if r, err := s.Schedule(ctx, dueTask(id)); err != nil || r != again {
+			t.Errorf("Schedule(%s) after Cancel = %q, %v; want %q", id, r, err, again)
+		}
 	}
-	if out, err := s.Complete(ctx, "running", tok, 0); err != nil || out != pgdriver.OutcomeLost {
+	if out, err := s.Complete(ctx, "running", tok, pgdriver.Ending{}); err != nil || out != pgdriver.OutcomeLost {
 		t.Fatalf("Complete of a canceled run = %q, %v; want lost", out, err)
 	}
-	if c, err := s.Cancel(ctx, "never"); err != nil || c.Removed {
+	if c, err := s.Cancel(ctx, "never", pgdriver.Ending{}); err != nil || c.Removed {
 		t.Fatalf("Cancel of an unknown ID = %+v, %v", c, err)
 	}
-	if _, err := s.Cancel(ctx, ""); !errors.Is(err, scheduler.ErrInvalidArgument) {
+	if _, err := s.Cancel(ctx, "", pgdriver.Ending{}); !errors.Is(err, scheduler.ErrInvalidArgument) {
 		t.Fatalf("Cancel(\"\"): %v", err)
 	}
 	if _, err := s.Get(ctx, "never"); !errors.Is(err, driver.ErrNotFound) || err.Error() != "cluster: get never: no such task" {
@@ -81,7 +86,7 @@ func TestCancelRacingClaim(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			cancel, errCanc = s.Cancel(ctx, id)
+			cancel, errCanc = s.Cancel(ctx, id, pgdriver.Ending{})
 		}()
 		wg.Wait()
 		if errClaim != nil || errCanc != nil {

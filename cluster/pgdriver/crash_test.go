@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
@@ -67,7 +66,7 @@ func TestServerCrashKeepsCommittedState(t *testing.T) {
 	if lost, err := s.Extend(ctx, leases, testLease); err != nil || len(lost) != 0 {
 		t.Fatalf("Extend after the crash: lost %v, %v", lost, err)
 	}
-	if out, err := s.Complete(ctx, held[0].Task.ID, "before-crash", time.Hour); err != nil || out != pgdriver.OutcomeDone {
+	if out, err := s.Complete(ctx, held[0].Task.ID, "before-crash", keepHour); err != nil || out != pgdriver.OutcomeDone {
 		t.Fatalf("Complete after the crash = %q, %v", out, err)
 	}
 	mustSchedule(t, s, dueTask("after"))

@@ -36,14 +36,28 @@
 //     due now, its lost run counted apart from its attempts, or dead past
 //     the limit of lost runs.
 //   - Schedule is idempotent by ID: an existing ID is never overwritten,
-//     and the result says what holds it. A completed task is kept as done
-//     for its retention, holding its ID, and PurgeDone deletes it after,
-//     in batches.
-//   - Every change of a task's state or run time sends a notice on its
-//     partition's channel from a trigger, in the transaction that makes
-//     it: a ScheduleTx's notice goes out when the caller commits, never if
-//     it rolls back. A Listener LISTENs on a set of partitions on a
-//     connection of its own, and reconnects.
+//     and the result says what holds it. The ends of a task follow the
+//     Redis store's rules (Ending): a completed fixed ID (Task.Fixed), and
+//     a canceled periodic occurrence (kind "@..."), leave a done marker
+//     holding the ID for the retention, so the same task is AlreadyDone
+//     and a sweep never stores the occurrence again; with done records
+//     kept (driver.KeepDone) a completed or canceled task stays as a done
+//     record (a canceled one's last run record says canceled), hidden past
+//     its age, and TrimDone deletes the records past the age and past the
+//     newest Max, in batches; without, it is deleted.
+//   - Complete, Fail and ReapExpired count the run in the per-minute
+//     timeline (driver.Timeline) in the same statement: its start lateness
+//     bucket, and failed or lost; PurgeExpired deletes the markers and
+//     minutes whose time ran out.
+//   - A task stored, made pending (a retry, a release, a reap) or dead,
+//     and a cancel, send a notice on its partition's channel, in the
+//     transaction that makes the change: a ScheduleTx's notice goes out
+//     when the caller commits, never if it rolls back. Claims and
+//     completions send none: every transaction that notifies takes
+//     PostgreSQL's one lock of notifying commits, and a claim needs no
+//     notice (another node's claim finds the task gone). A Listener
+//     LISTENs on a set of partitions on a connection of its own, and
+//     reconnects.
 //   - Each node renews its member record with a time to live
 //     (RenewMember), by the database's clock; a periodic task's cursor
 //     (AdvanceCursor) only moves forward.
@@ -61,21 +75,28 @@
 //     (while running), last_error, metadata, history (the last
 //     driver.MaxHistory runs, as JSON, appended by the function
 //     stpe_add_run), created_at, updated_at, finished_at (done or dead)
-//     and expires_at (done: the end of its retention).
+//     expires_at (done: the end of its age) and fixed (the caller fixed
+//     the ID).
 //     Partial indexes serve the claims and the window (run_at, and
 //     partition with run_at, of the pending tasks), the reaper
 //     (lease_expires of the running ones) and retention (expires_at of
-//     the done ones); one more serves listing by kind and state. Three
-//     triggers send the notices.
+//     the done ones); one more serves listing by kind and state. Two
+//     triggers send the notices of inserts and of changes to pending or
+//     dead; Cancel sends its own.
+//   - stpe_done_marks, a done marker per ID held after its end (id,
+//     kind, due, payload_md5, expires_at).
+//   - stpe_timeline, the per-minute counts (partition, minute, kind,
+//     field: a lateness bucket, "f" or "l"; count, expires_at), counted by
+//     the function stpe_late_bucket's buckets.
 //   - stpe_paused_kinds, the paused kinds (kind, paused_at).
 //   - stpe_members, a row per started node (id, host, pid, version,
 //     kinds, claims, stopping, started_at, heartbeat_at, expires_at).
 //   - stpe_periodic_cursors, a row per periodic task (name, last_due,
 //     misfire, overlap, updated_at).
 //
-// A notice's payload is "<state> <run_at in µs> <kind> <id>",
-// "removed <kind> <id>" for a task deleted before it was done, or
-// "resumed <kind>" after Store.Resume.
+// A notice's payload is "<state> <run_at in µs> <kind> <id>" (state
+// pending or dead), "removed <kind> <id>" for a canceled task (deleted,
+// or kept as a done record), or "resumed <kind>" after Store.Resume.
 //
 // The tests start a real PostgreSQL (internal/pgtest): Debian's package
 // (apt-get install -y postgresql); SCHEDULER_REQUIRE_POSTGRES=1 turns its

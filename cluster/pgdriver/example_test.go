@@ -36,7 +36,7 @@ func Example() {
 		panic(err)
 	}
 	for _, c := range claims {
-		if _, err := store.Complete(ctx, c.Task.ID, "node-a/1", 24*time.Hour); err != nil {
+		if _, err := store.Complete(ctx, c.Task.ID, "node-a/1", pgdriver.Ending{Retention: 24 * time.Hour}); err != nil {
 			panic(err)
 		}
 	}

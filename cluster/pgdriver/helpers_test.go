@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,6 +32,18 @@ func newStore(t *testing.T) (*pgdriver.Store, *pgxpool.Pool) {
 	return s, pool
 }
 
+// nodeStore is a fresh store (newStore) whose claims name the node "n1",
+// and its pool.
+func nodeStore(t *testing.T) (*pgdriver.Store, *pgxpool.Pool) {
+	t.Helper()
+	_, pool := newStore(t)
+	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, pool
+}
+
 // token returns a fresh owner token.
 func token(t *testing.T) string {
 	t.Helper()
@@ -44,10 +57,14 @@ func token(t *testing.T) string {
 // past is the due time of the tests' due tasks: long past by any clock.
 var past = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// dueTask is a task of kind "k" due at past.
+// dueTask is a task of kind "k" due at past, its ID fixed.
 func dueTask(id string) pgdriver.Task {
-	return pgdriver.Task{ID: id, Kind: "k", Payload: []byte("p-" + id), Due: past, MaxRetries: 3}
+	return pgdriver.Task{ID: id, Kind: "k", Payload: []byte("p-" + id), Due: past, MaxRetries: 3, Fixed: true}
 }
+
+// keepHour ends a task keeping its done marker and its done record (up to
+// a thousand) an hour.
+var keepHour = pgdriver.Ending{Retention: time.Hour, Keep: driver.KeepDone{Age: time.Hour, Max: 1000}}
 
 // mustSchedule schedules task and fails t unless it was created.
 func mustSchedule(t *testing.T, s *pgdriver.Store, task pgdriver.Task) {

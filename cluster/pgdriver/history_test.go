@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -18,11 +17,7 @@ import (
 // driver.MaxHistoryError bytes; the last driver.MaxHistory are kept.
 func TestHistoryRecordsEachRun(t *testing.T) {
 	ctx := context.Background()
-	_, pool := newStore(t)
-	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, Node: "n1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, pool := nodeStore(t)
 	mustSchedule(t, s, withRetries(dueTask("a"), 5))
 	long := strings.Repeat("é", driver.MaxHistoryError) // 2 bytes each: twice the limit
 	tok, _ := mustClaim(t, s, "a")
@@ -44,11 +39,11 @@ func TestHistoryRecordsEachRun(t *testing.T) {
 	}
 	mustClaim(t, s, "a")
 	expireLease(t, pool, "a")
-	if _, err := s.ReapExpired(ctx, nil, 10, 5); err != nil {
+	if _, err := s.ReapExpired(ctx, nil, 10, 5, driver.Timeline{}); err != nil {
 		t.Fatal(err)
 	}
 	tok, _ = mustClaim(t, s, "a")
-	if _, err := s.Complete(ctx, "a", tok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, "a", tok, keepHour); err != nil {
 		t.Fatal(err)
 	}
 	got := mustGet(t, s, "a")

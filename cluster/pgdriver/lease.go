@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -84,29 +85,31 @@ const LeaseExpiredError = "cluster: lease expired: the node running the task sto
 // due now (it was due when claimed), or dead once it lost more than
 // maxLost runs (River's JobRescue, the cluster package's reaper). Rows
 // another reaper holds are skipped, so reapers never return a task twice.
-// Call it again while it returns limit runs.
-func (s *Store) ReapExpired(ctx context.Context, partitions []int, limit, maxLost int) ([]LostRun, error) {
+// Call it again while it returns limit runs. Each lost run is counted in
+// the timeline tl (its lateness bucket and "lost").
+func (s *Store) ReapExpired(ctx context.Context, partitions []int, limit, maxLost int, tl driver.Timeline) ([]LostRun, error) {
 	if limit < 1 || maxLost < 0 {
 		return nil, invalid("reap", "limit %d < 1 or max lost runs %d < 0", limit, maxLost)
 	}
 	if err := s.validPartitions("reap", partitions); err != nil {
 		return nil, err
 	}
+	minute, ttl := timelineArgs(tl)
 	rows, err := s.pool.Query(ctx, `
 WITH expired AS (
-    SELECT t.id, t.lost_runs + 1 > $3 AS dead FROM stpe_tasks t
+    SELECT t.id, t.partition, t.kind, t.run_at, t.claimed_at, t.lost_runs + 1 > $3 AS dead FROM stpe_tasks t
     WHERE t.state = 'running' AND t.lease_expires <= statement_timestamp()
       AND ($1::integer[] IS NULL OR t.partition = ANY($1::integer[]))
     ORDER BY t.lease_expires
     LIMIT $2
     FOR UPDATE SKIP LOCKED
-)
+), `+countRun("expired", "'l'", "$5", "$6")+`
 UPDATE stpe_tasks t SET `+endedAs("'lost'", "$4")+`, lost_runs = t.lost_runs + 1, last_error = $4,
     state = CASE WHEN expired.dead THEN 'dead' ELSE 'pending' END,
     run_at = CASE WHEN expired.dead THEN t.run_at ELSE statement_timestamp() END,
     finished_at = CASE WHEN expired.dead THEN statement_timestamp() END
 FROM expired WHERE t.id = expired.id AND t.state = 'running'
-RETURNING t.id, t.kind, expired.dead`, partitionsArg(partitions), limit, maxLost, LeaseExpiredError)
+RETURNING t.id, t.kind, expired.dead`, partitionsArg(partitions), limit, maxLost, LeaseExpiredError, minute, ttl)
 	if err != nil {
 		return nil, failed("reap", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 )
 
@@ -21,7 +22,7 @@ func TestExtendRenewsHeldLeasesOnly(t *testing.T) {
 	tb, _ := mustClaim(t, s, "b")
 	expireLease(t, pool, "b")
 	tc, _ := mustClaim(t, s, "c")
-	if _, err := s.Cancel(ctx, "c"); err != nil {
+	if _, err := s.Cancel(ctx, "c", pgdriver.Ending{}); err != nil {
 		t.Fatal(err)
 	}
 	lease := 2 * time.Hour
@@ -56,10 +57,10 @@ func TestReapExpiredCountsLostRuns(t *testing.T) {
 		old, _ := mustClaim(t, s, "a")
 		expireLease(t, pool, "a")
 		other := (s.PartitionOf("a") + 1) % s.Partitions()
-		if got, err := s.ReapExpired(ctx, []int{other}, 10, maxLost); err != nil || len(got) != 0 {
+		if got, err := s.ReapExpired(ctx, []int{other}, 10, maxLost, driver.Timeline{}); err != nil || len(got) != 0 {
 			t.Fatalf("reap of partition %d = %+v, %v; want nothing", other, got, err)
 		}
-		got, err := s.ReapExpired(ctx, nil, 10, maxLost)
+		got, err := s.ReapExpired(ctx, nil, 10, maxLost, driver.Timeline{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestReapExpiredCountsLostRuns(t *testing.T) {
 		if task.LostRuns != round || task.Attempts != 0 || task.LastError != pgdriver.LeaseExpiredError || task.LeaseToken != "" {
 			t.Fatalf("round %d: task %+v", round, task)
 		}
-		if out, err := s.Complete(ctx, "a", old, time.Hour); err != nil || out != pgdriver.OutcomeLost {
+		if out, err := s.Complete(ctx, "a", old, keepHour); err != nil || out != pgdriver.OutcomeLost {
 			t.Fatalf("round %d: Complete by the reaped run = %q, %v; want lost", round, out, err)
 		}
 		if dead {
@@ -84,7 +85,7 @@ func TestReapExpiredCountsLostRuns(t *testing.T) {
 			t.Fatalf("round %d: task %+v; want pending, due at the reap", round, task)
 		}
 	}
-	if got, err := s.ReapExpired(ctx, nil, 10, maxLost); err != nil || len(got) != 0 {
+	if got, err := s.ReapExpired(ctx, nil, 10, maxLost, driver.Timeline{}); err != nil || len(got) != 0 {
 		t.Fatalf("reap with no lease expired = %+v, %v", got, err)
 	}
 	if got := mustGet(t, s, "alive"); got.State != pgdriver.Running || got.LostRuns != 0 {

@@ -45,9 +45,10 @@ type Event struct {
 // Notice is one message of a partition's channel.
 type Notice struct {
 	Partition int
-	// State is the task's new state (pending, running, dead, done), or
-	// "removed" (canceled, or completed without retention), or "resumed"
-	// (ID empty: the tasks of Kind may be loaded again).
+	// State is the task's new state (pending or dead; a claim and a
+	// completion are not told), or "removed" (canceled, whether deleted
+	// or kept as a done record), or "resumed" (ID empty: the tasks of
+	// Kind may be loaded again).
 	State string
 	// RunAt is when the task is to run (not for removed and resumed).
 	RunAt time.Time

@@ -82,14 +82,15 @@ func idsIn(s *pgdriver.Store, p, n int) (ids []string, other string) {
 	return ids[:n], other
 }
 
-// TestListenerTellsEachChangeOfItsPartitions: the listener hears every
-// change of a task of its partition (pending, running, done, removed),
-// in commit order, and nothing of other partitions.
+// TestListenerTellsEachChangeOfItsPartitions: the listener hears, in
+// commit order, each task of its partition made pending and each cancel
+// (removed), nothing of a claim, a renewal or a completion, and nothing
+// of other partitions.
 func TestListenerTellsEachChangeOfItsPartitions(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
-	ids, other := idsIn(s, 3, 3)
-	a, b, c := ids[0], ids[1], ids[2]
+	ids, other := idsIn(s, 3, 4)
+	a, b, c, d := ids[0], ids[1], ids[2], ids[3]
 	_, events := listen(t, s, 3)
 	mustSchedule(t, s, dueTask(other))
 	mustSchedule(t, s, dueTask(a))
@@ -99,27 +100,35 @@ func TestListenerTellsEachChangeOfItsPartitions(t *testing.T) {
 		t.Fatalf("notice %+v, want %+v (and none for %s of another partition)", n, want, other)
 	}
 	tok, _ := mustClaim(t, s, a)
-	if n := nextNotice(t, events); n.State != "running" || n.ID != a {
-		t.Fatalf("notice %+v, want running %s", n, a)
-	}
 	if _, err := s.Extend(ctx, []pgdriver.Lease{{ID: a, Token: tok}}, testLease); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Complete(ctx, a, tok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, a, tok, keepHour); err != nil {
 		t.Fatal(err)
-	}
-	if n := nextNotice(t, events); n.State != "done" || n.ID != a {
-		t.Fatalf("notice %+v, want done %s (a renewal tells nothing)", n, a)
 	}
 	mustSchedule(t, s, dueTask(b))
-	if _, err := s.Cancel(ctx, b); err != nil {
-		t.Fatal(err)
-	}
 	if n := nextNotice(t, events); n.State != "pending" || n.ID != b {
-		t.Fatalf("notice %+v, want pending %s", n, b)
+		t.Fatalf("notice %+v, want pending %s (a claim, a renewal and a completion tell nothing)", n, b)
+	}
+	if _, err := s.Cancel(ctx, b, pgdriver.Ending{}); err != nil {
+		t.Fatal(err)
 	}
 	if n := nextNotice(t, events); n.State != "removed" || n.ID != b || n.Kind != "k" {
 		t.Fatalf("notice %+v, want removed %s", n, b)
+	}
+	mustSchedule(t, s, dueTask(d))
+	if n := nextNotice(t, events); n.State != "pending" || n.ID != d {
+		t.Fatalf("notice %+v, want pending %s", n, d)
+	}
+	mustClaim(t, s, d)
+	if _, err := s.Cancel(ctx, d, keepHour); err != nil {
+		t.Fatal(err)
+	}
+	if n := nextNotice(t, events); n.State != "removed" || n.ID != d {
+		t.Fatalf("notice %+v, want removed %s (a running task canceled into a done record)", n, d)
+	}
+	if _, err := s.Cancel(ctx, d, keepHour); err != nil { // the done record: told to no one
+		t.Fatal(err)
 	}
 	if err := s.Pause(ctx, "k"); err != nil {
 		t.Fatal(err)

@@ -17,10 +17,12 @@ import (
 // (fencing). Every time written is the database's.
 
 // endedAs is the SET list that ends a claim, recording the run in the
-// task's history with outcome and error, each an SQL expression. SET reads
-// the row as it was, so the run's node and start are the claim's.
+// history of the task t (the statement's alias) with outcome and error,
+// each an SQL expression. SET reads the row as it was, so the run's node
+// and start are the claim's (for a task not running, a cancel's: none
+// and now).
 func endedAs(outcome, errText string) string {
-	return `history = stpe_add_run(history, claimed_by, claimed_at, ` + outcome + `, ` + errText + `),
+	return `history = stpe_add_run(t.history, t.claimed_by, coalesce(t.claimed_at, statement_timestamp()), ` + outcome + `, ` + errText + `),
     lease_token = NULL, lease_expires = NULL, claimed_at = NULL, claimed_by = NULL,
     updated_at = statement_timestamp()`
 }
@@ -38,34 +40,94 @@ func historyError(err string) string {
 	return err[:cut]
 }
 
-// Complete records a successful run of task id claimed with token: the
-// task is kept as done for retention (its ID stays taken, and Schedule
-// of the same task answers AlreadyDone, until PurgeDone removes it after
-// the retention), or deleted at once with a retention of zero or less.
-// It returns OutcomeDone, or OutcomeLost if token no longer holds the
-// task.
-func (s *Store) Complete(ctx context.Context, id, token string, retention time.Duration) (Outcome, error) {
+// Ending is what a step that ends a task (Complete, Cancel) keeps, as the
+// node configures it.
+type Ending struct {
+	// Retention is how long the done marker of a fixed ID (Task.Fixed)
+	// that completed, or of a periodic occurrence that was canceled, holds
+	// the ID: Schedule answers AlreadyDone for the same task and Conflict
+	// for another until it ends (the cluster's WithRetention). None is
+	// left when it is 0.
+	Retention time.Duration
+	// Keep bounds the done records kept (the cluster's WithKeepDone): none
+	// when Keep.Max is 0, the task deleted at once; else the task stays as
+	// a done record, hidden once older than Keep.Age, and TrimDone removes
+	// the records past the bounds.
+	Keep driver.KeepDone
+	// Timeline says where Complete counts the run (Cancel counts none).
+	Timeline driver.Timeline
+}
+
+// markDone is the common table expression "marked" that leaves the done
+// marker of each row of the CTE src (columns id, kind, due, sum: the
+// payload's MD5) where cond holds, for the retention of parameter ret
+// (µs).
+func markDone(src, cond, ret string) string {
+	return `marked AS (
+    INSERT INTO stpe_done_marks (id, kind, due, payload_md5, expires_at)
+    SELECT id, kind, due, sum, statement_timestamp() + ` + ret + `::bigint * interval '1 microsecond'
+    FROM ` + src + ` WHERE ` + ret + `::bigint > 0 AND ` + cond + `
+    ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, due = EXCLUDED.due,
+        payload_md5 = EXCLUDED.payload_md5, expires_at = EXCLUDED.expires_at
+)`
+}
+
+// keptDone is the SET list that makes a task a done record kept for the
+// age of parameter age (µs).
+func keptDone(age string) string {
+	return `state = 'done', finished_at = statement_timestamp(),
+    expires_at = statement_timestamp() + ` + age + `::bigint * interval '1 microsecond'`
+}
+
+// Complete records a successful run of task id claimed with token, in one
+// statement (the Redis store's complete script): the run is counted in
+// e.Timeline; a fixed ID leaves its done marker for e.Retention; with
+// e.Keep.Max above 0 the task is kept as a done record (its last run
+// record saying succeeded), else deleted. It returns OutcomeDone, or
+// OutcomeLost if token no longer holds the task.
+func (s *Store) Complete(ctx context.Context, id, token string, e Ending) (Outcome, error) {
 	if err := validOwner("complete "+id, id, token); err != nil {
 		return "", err
 	}
-	var tag interface{ RowsAffected() int64 }
-	var err error
-	if retention > 0 {
-		tag, err = s.pool.Exec(ctx, `
-UPDATE stpe_tasks SET state = 'done', `+endedAs("'succeeded'", "''")+`, last_error = '',
-    finished_at = statement_timestamp(),
-    expires_at = statement_timestamp() + $3::bigint * interval '1 microsecond'
-WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token, micros(retention))
-	} else {
-		tag, err = s.pool.Exec(ctx, `DELETE FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token)
+	if err := validEnding("complete "+id, e); err != nil {
+		return "", err
 	}
+	minute, ttl := timelineArgs(e.Timeline)
+	var ran int
+	err := s.pool.QueryRow(ctx, `
+WITH run AS (
+    SELECT id, partition, kind, fixed, due, md5(payload) AS sum, run_at, claimed_at
+    FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
+    FOR UPDATE
+), `+markDone("run", "fixed", "$3")+`, `+countRun("run", "NULL", "$6", "$7")+`,
+kept AS (
+    UPDATE stpe_tasks t SET `+endedAs("'succeeded'", "''")+`, last_error = '', `+keptDone("$4")+`
+    FROM run WHERE t.id = run.id AND $5::integer > 0
+    RETURNING t.id
+), deleted AS (
+    DELETE FROM stpe_tasks t USING run WHERE t.id = run.id AND $5::integer < 1
+    RETURNING t.id
+)
+SELECT count(*) FROM run`, id, token, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max, minute, ttl).Scan(&ran)
 	if err != nil {
 		return "", failed("complete "+id, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if ran == 0 {
 		return OutcomeLost, nil
 	}
 	return OutcomeDone, nil
+}
+
+// validEnding checks e: no negative retention, and with records kept, an
+// age above 0.
+func validEnding(what string, e Ending) error {
+	switch {
+	case e.Retention < 0:
+		return invalid(what, "retention %v < 0", e.Retention)
+	case e.Keep.Max < 0 || e.Keep.Max > 0 && e.Keep.Age <= 0:
+		return invalid(what, "keep done: age %v and max %d must be > 0", e.Keep.Age, e.Keep.Max)
+	}
+	return nil
 }
 
 // Failure is a failed run, as Fail records it.
@@ -81,6 +143,8 @@ type Failure struct {
 	// TimedOut records the run as timed out (past its time limit), not
 	// failed, in the task's history.
 	TimedOut bool
+	// Timeline says where the run is counted, as failed.
+	Timeline driver.Timeline
 }
 
 // Fail records a failed run of task id claimed with token: the failed
@@ -101,19 +165,20 @@ func (s *Store) Fail(ctx context.Context, id, token string, f Failure) (Outcome,
 		outcome = driver.OutcomeTimedOut
 	}
 	var state State
+	minute, ttl := timelineArgs(f.Timeline)
 	err := s.pool.QueryRow(ctx, `
 WITH run AS (
-    SELECT id, $5::boolean OR attempts + 1 > max_retries AS dead
+    SELECT id, partition, kind, run_at, claimed_at, $5::boolean OR attempts + 1 > max_retries AS dead
     FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
     FOR UPDATE
-)
+), `+countRun("run", "'f'", "$8", "$9")+`
 UPDATE stpe_tasks t SET `+endedAs("$7", "$6")+`, attempts = t.attempts + 1, last_error = $3,
     state = CASE WHEN run.dead THEN 'dead' ELSE 'pending' END,
     run_at = CASE WHEN run.dead THEN t.run_at
         ELSE statement_timestamp() + $4::bigint * interval '1 microsecond' END,
     finished_at = CASE WHEN run.dead THEN statement_timestamp() END
 FROM run WHERE t.id = run.id
-RETURNING t.state`, id, token, f.Error, micros(f.Backoff), f.SkipRetry, historyError(f.Error), outcome).Scan(&state)
+RETURNING t.state`, id, token, f.Error, micros(f.Backoff), f.SkipRetry, historyError(f.Error), outcome, minute, ttl).Scan(&state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return OutcomeLost, nil
@@ -135,7 +200,7 @@ func (s *Store) Release(ctx context.Context, id, token string) (Outcome, error) 
 		return "", err
 	}
 	tag, err := s.pool.Exec(ctx, `
-UPDATE stpe_tasks SET state = 'pending', `+endedAs("'handed_back'", "''")+`
+UPDATE stpe_tasks t SET state = 'pending', `+endedAs("'handed_back'", "''")+`
 WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token)
 	if err != nil {
 		return "", failed("release "+id, err)

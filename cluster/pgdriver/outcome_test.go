@@ -12,16 +12,17 @@ import (
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 )
 
-// TestCompleteKeepsDoneForRetention: a completed task is done, holding its
-// ID for the retention (the same task is AlreadyDone, another a
-// Conflict); past the retention the same ID schedules anew, and PurgeDone
-// deletes the expired done tasks in batches.
+// TestCompleteKeepsDoneForRetention: a completed task with a fixed ID is
+// a done record, and its done marker holds the ID for the retention (the
+// same task is AlreadyDone, another a Conflict); past the retention the
+// same ID schedules anew, and TrimDone deletes the aged done records in
+// batches.
 func TestCompleteKeepsDoneForRetention(t *testing.T) {
 	ctx := context.Background()
 	s, pool := newStore(t)
 	mustSchedule(t, s, dueTask("a"))
 	tok, _ := mustClaim(t, s, "a")
-	if out, err := s.Complete(ctx, "a", tok, time.Hour); err != nil || out != pgdriver.OutcomeDone {
+	if out, err := s.Complete(ctx, "a", tok, keepHour); err != nil || out != pgdriver.OutcomeDone {
 		t.Fatalf("Complete = %q, %v", out, err)
 	}
 	got := mustGet(t, s, "a")
@@ -34,10 +35,11 @@ func TestCompleteKeepsDoneForRetention(t *testing.T) {
 	if r, err := s.Schedule(ctx, withKind(dueTask("a"), "other")); err != nil || r != pgdriver.Conflict {
 		t.Fatalf("Schedule of another task under a done ID = %q, %v; want conflict", r, err)
 	}
-	if out, err := s.Complete(ctx, "a", tok, time.Hour); err != nil || out != pgdriver.OutcomeLost {
+	if out, err := s.Complete(ctx, "a", tok, keepHour); err != nil || out != pgdriver.OutcomeLost {
 		t.Fatalf("second Complete = %q, %v; want lost", out, err)
 	}
 	exec(t, pool, `UPDATE stpe_tasks SET expires_at = statement_timestamp() - interval '1 second' WHERE id = 'a'`)
+	exec(t, pool, `UPDATE stpe_done_marks SET expires_at = statement_timestamp() - interval '1 second' WHERE id = 'a'`)
 	if _, err := s.Get(ctx, "a"); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("Get past the retention: %v, want ErrNotFound", err)
 	}
@@ -53,28 +55,28 @@ func TestCompleteKeepsDoneForRetention(t *testing.T) {
 		id := fmt.Sprintf("old%d", i)
 		mustSchedule(t, s, dueTask(id))
 		tok, _ := mustClaim(t, s, id)
-		if _, err := s.Complete(ctx, id, tok, time.Hour); err != nil {
+		if _, err := s.Complete(ctx, id, tok, keepHour); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustSchedule(t, s, dueTask("kept"))
 	tok, _ = mustClaim(t, s, "kept")
-	if _, err := s.Complete(ctx, "kept", tok, time.Hour); err != nil {
+	if _, err := s.Complete(ctx, "kept", tok, keepHour); err != nil {
 		t.Fatal(err)
 	}
 	exec(t, pool, `UPDATE stpe_tasks SET expires_at = statement_timestamp() - interval '1 second' WHERE id LIKE 'old%'`)
-	if c, err := s.Cancel(ctx, "old0"); err != nil || c.Removed {
+	if c, err := s.Cancel(ctx, "old0", pgdriver.Ending{}); err != nil || c.Removed {
 		t.Fatalf("Cancel of a done task past its retention = %+v, %v; want nothing removed", c, err)
 	}
-	if n, err := s.PurgeDone(ctx, 10); err != nil || n != expired-1 {
-		t.Fatalf("PurgeDone = %d, %v; want %d", n, err, expired-1)
+	if n, err := s.TrimDone(ctx, keepHour.Keep, 10); err != nil || n != expired-1 {
+		t.Fatalf("TrimDone = %d, %v; want %d", n, err, expired-1)
 	}
 	var left int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM stpe_tasks").Scan(&left); err != nil || left != 2 {
-		t.Fatalf("%d tasks left after the purge (%v), want the pending a and the kept done task", left, err)
+		t.Fatalf("%d tasks left after the trim (%v), want the pending a and the kept done task", left, err)
 	}
-	if _, err := s.PurgeDone(ctx, 0); !errors.Is(err, scheduler.ErrInvalidArgument) {
-		t.Fatalf("PurgeDone(0): %v", err)
+	if _, err := s.TrimDone(ctx, keepHour.Keep, 0); !errors.Is(err, scheduler.ErrInvalidArgument) {
+		t.Fatalf("TrimDone(0): %v", err)
 	}
 }
 
@@ -85,10 +87,10 @@ func TestCompleteWithoutRetentionDeletes(t *testing.T) {
 	s, _ := newStore(t)
 	mustSchedule(t, s, dueTask("a"))
 	tok, _ := mustClaim(t, s, "a")
-	if out, err := s.Complete(ctx, "a", "not-"+tok, 0); err != nil || out != pgdriver.OutcomeLost {
+	if out, err := s.Complete(ctx, "a", "not-"+tok, pgdriver.Ending{}); err != nil || out != pgdriver.OutcomeLost {
 		t.Fatalf("Complete with a wrong token = %q, %v; want lost", out, err)
 	}
-	if out, err := s.Complete(ctx, "a", tok, 0); err != nil || out != pgdriver.OutcomeDone {
+	if out, err := s.Complete(ctx, "a", tok, pgdriver.Ending{}); err != nil || out != pgdriver.OutcomeDone {
 		t.Fatalf("Complete = %q, %v", out, err)
 	}
 	if _, err := s.Get(ctx, "a"); !errors.Is(err, driver.ErrNotFound) {

@@ -25,8 +25,9 @@ const (
 	// Exists: the same task (kind, due time and payload) is stored and
 	// not done yet; nothing was written.
 	Exists ScheduleResult = "exists"
-	// AlreadyDone: the same task already ran and its done record is kept
-	// for the retention; nothing was written.
+	// AlreadyDone: the same task already ran (or, a periodic occurrence,
+	// was canceled) and its done marker holds the ID for the retention;
+	// nothing was written.
 	AlreadyDone ScheduleResult = "done"
 	// Conflict: a different task holds the ID; nothing was written. The
 	// cluster package turns it into ErrIDConflict.
@@ -39,8 +40,12 @@ const (
 const raceRounds = 8
 
 // Schedule stores task, pending for its due time, unless its ID is taken
-// (River's Insert with a unique ID, asynq's Enqueue with TaskID). A done
-// task whose retention has ended no longer holds its ID: it is replaced.
+// (River's Insert with a unique ID, asynq's Enqueue with TaskID), with the
+// Redis store's rules: a done marker (left by the completion of a fixed
+// ID, or the cancel of a periodic occurrence, for the retention) answers
+// AlreadyDone for the same task and Conflict for another; a done record
+// no marker holds is replaced by a task of its kind (another kind is a
+// Conflict, until the record's age runs out).
 // The insert notifies the task's partition. Bad input (an empty ID, an ID
 // over 512 bytes, a kind empty, over 200 bytes or with white space, a
 // zero due time, negative retries) is an error wrapping
@@ -99,6 +104,7 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 	payloads := make([][]byte, n)
 	dues := make([]time.Time, n)
 	parts, maxr := make([]int32, n), make([]int32, n)
+	fixed := make([]bool, n)
 	for i, t := range tasks {
 		if err := s.validTask(t); err != nil {
 			return nil, fmt.Errorf("task %d: %w", i, err)
@@ -107,17 +113,19 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 		payloads[i] = payloadOf(t)
 		dues[i] = toTime(t.Due)
 		parts[i], maxr[i] = int32(s.PartitionOf(t.ID)), int32(t.MaxRetries)
+		fixed[i] = t.Fixed
 	}
 	if n == 0 {
 		return nil, nil
 	}
 	rows, err := tx.Query(ctx, `
-INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata)
-SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata
-FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[])
-    AS t(id, kind, payload, partition, due, max_retries, metadata)
+INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
+SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata, fixed
+FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[], $8::boolean[])
+    AS t(id, kind, payload, partition, due, max_retries, metadata, fixed)
+WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks m WHERE m.id = t.id AND m.expires_at > statement_timestamp())
 ON CONFLICT (id) DO NOTHING
-RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas)
+RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas, fixed)
 	if err != nil {
 		return nil, failed("schedule many", err)
 	}
@@ -189,47 +197,67 @@ func (s *Store) schedule(ctx context.Context, q querier, t Task) (ScheduleResult
 	part := s.PartitionOf(t.ID)
 	for range raceRounds {
 		tag, err := q.Exec(ctx, `
-INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata)
-VALUES ($1, $2, $3, $4, 'pending', $5, $5, $6, $7)
-ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.Metadata)
+INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
+SELECT $1, $2, $3, $4, 'pending', $5, $5, $6, $7, $8
+WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks WHERE id = $1 AND expires_at > statement_timestamp())
+ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.Metadata, t.Fixed)
 		if err != nil {
 			return "", err
 		}
 		if tag.RowsAffected() == 1 {
 			return Created, nil
 		}
+		if r, marked, err := doneMark(ctx, q, t.ID, t.Kind, due, payload); err != nil || marked {
+			return r, err
+		}
 		var (
-			kind           string
-			storedDue      time.Time
-			storedPayload  []byte
-			state          State
-			retentionEnded bool
+			kind          string
+			storedDue     time.Time
+			storedPayload []byte
+			state         State
+			ageEnded      bool
 		)
 		err = q.QueryRow(ctx, `
 SELECT kind, due, payload, state, coalesce(state = 'done' AND expires_at <= statement_timestamp(), false)
-FROM stpe_tasks WHERE id = $1`, t.ID).Scan(&kind, &storedDue, &storedPayload, &state, &retentionEnded)
+FROM stpe_tasks WHERE id = $1`, t.ID).Scan(&kind, &storedDue, &storedPayload, &state, &ageEnded)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // canceled since the insert: try again
 		}
 		if err != nil {
 			return "", err
 		}
-		if retentionEnded {
-			if _, err := q.Exec(ctx, `
-DELETE FROM stpe_tasks WHERE id = $1 AND state = 'done' AND expires_at <= statement_timestamp()`, t.ID); err != nil {
+		if state == Done && (ageEnded || kind == t.Kind) {
+			// A done record no marker holds: the ID is free for a task
+			// of its kind, which replaces the record (the Redis store's
+			// store_task).
+			if _, err := q.Exec(ctx, `DELETE FROM stpe_tasks WHERE id = $1 AND state = 'done'`, t.ID); err != nil {
 				return "", err
 			}
 			continue
 		}
-		same := kind == t.Kind && storedDue.Equal(due) && bytes.Equal(storedPayload, payload)
-		switch {
-		case !same:
+		if state == Done || kind != t.Kind || !storedDue.Equal(due) || !bytes.Equal(storedPayload, payload) {
 			return Conflict, nil
-		case state == Done:
-			return AlreadyDone, nil
-		default:
-			return Exists, nil
 		}
+		return Exists, nil
 	}
 	return "", fmt.Errorf("the ID %q was taken and freed again %d times in a row", t.ID, raceRounds)
+}
+
+// doneMark tells whether a done marker holds id, and then what storing the
+// task (kind, due, payload) finds: AlreadyDone for the same task, Conflict
+// for another.
+func doneMark(ctx context.Context, q querier, id, kind string, due time.Time, payload []byte) (ScheduleResult, bool, error) {
+	var same bool
+	err := q.QueryRow(ctx, `
+SELECT kind = $2 AND due = $3 AND payload_md5 = md5($4)
+FROM stpe_done_marks WHERE id = $1 AND expires_at > statement_timestamp()`, id, kind, due, payload).Scan(&same)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	case same:
+		return AlreadyDone, true, nil
+	}
+	return Conflict, true, nil
 }

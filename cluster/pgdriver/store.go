@@ -112,6 +112,11 @@ type Task struct {
 	MaxRetries int
 	// Metadata is the observer's metadata, stored with the task.
 	Metadata string
+	// Fixed says the caller fixed the ID (the cluster's WithTaskID, a
+	// periodic occurrence) rather than drawing it at random: once the
+	// task completes, a done marker holds its ID for the retention (see
+	// Ending), as the Redis store's "fixed" field does.
+	Fixed bool
 }
 
 // StoredTask is a task as the store holds it.

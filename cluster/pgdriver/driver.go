@@ -1,0 +1,34 @@
+package pgdriver
+
+import "context"
+
+// Driver is the cluster's Postgres driver: the methods of driver.Driver's
+// groups, as the engineers moving the cluster behind the seam settle
+// them, on a Store. Each method keeps its group's rule and signature; the
+// records of a group not yet on this module's cluster/driver are mirrored
+// in driver_records.go until they land. It is safe for concurrent use.
+type Driver struct {
+	st *Store
+}
+
+// NewDriver returns the driver of st.
+func NewDriver(st *Store) (*Driver, error) {
+	if st == nil {
+		return nil, invalid("postgres driver", "nil store")
+	}
+	return &Driver{st: st}, nil
+}
+
+// Store is the store the driver runs on.
+func (d *Driver) Store() *Store { return d.st }
+
+// Partitions is the number of partitions of the driver's store.
+func (d *Driver) Partitions() int { return d.st.Partitions() }
+
+// ping checks that the database answers.
+func (d *Driver) ping(ctx context.Context) error {
+	if err := d.st.pool.Ping(ctx); err != nil {
+		return failed("ping", err)
+	}
+	return nil
+}
