@@ -1,14 +1,8 @@
 package cluster
 
-import (
-	"context"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
-	"time"
+import "context"
 
-	"github.com/redis/go-redis/v9"
-)
-
-// Canceling a stored task: Node.Cancel and its script.
+// Canceling a stored task: Node.Cancel.
 
 // Cancellation is what Node.Cancel did.
 type Cancellation struct {
@@ -39,25 +33,18 @@ func (n *Node) Cancel(ctx context.Context, id string) (Cancellation, error) {
 	if id == "" {
 		return Cancellation{}, invalid("cancel", "empty task ID")
 	}
-	var res Cancellation
-	kind := n.knownKind(id)
-	err := n.replicated(ctx, n.st.partOf(id).Task(id), func(rdb redis.Scripter) (err error) {
-		res, err = withKind(kind, func(kind string) (Cancellation, error) {
-			return n.st.cancel(ctx, rdb, id, kind, n.cfg.retention, n.cfg.keepDone)
-		})
-		return err
-	})
+	removed, wasRunning, err := n.drv.Cancel(ctx, id, n.knownKind(id), n.cfg.retention, n.cfg.keepDone.driver())
 	if err != nil {
 		n.followFailover(err)
 		return Cancellation{}, n.failed("cancel "+id, err)
 	}
 	n.unload(id)
 	n.cancelRun(id)
-	return res, nil
+	return Cancellation{Removed: removed, WasRunning: wasRunning}, nil
 }
 
 // knownKind is the kind of task id if this node has it in its window or
-// runs it, else "" (a script told another kind asks again: withKind).
+// runs it, else "" (the driver finds the stored kind).
 func (n *Node) knownKind(id string) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -68,14 +55,4 @@ func (n *Node) knownKind(id string) string {
 		return r.kind
 	}
 	return ""
-}
-
-func (s store) cancel(ctx context.Context, rdb redis.Scripter, id, kind string, retention time.Duration, keep keepDone) (Cancellation, error) {
-	p := s.partOf(id)
-	args := append([]any{id, retention.Milliseconds(), p.Channel()}, keep.args()...)
-	v, err := redisdriver.CancelScript.Run(ctx, rdb, p.TaskKeys(kind, id), args...).Int64Slice()
-	if err != nil {
-		return Cancellation{}, err
-	}
-	return Cancellation{Removed: len(v) > 0 && v[0] == 1, WasRunning: len(v) > 1 && v[1] == 1}, nil
 }

@@ -29,7 +29,7 @@ type failoverLedger struct {
 // have reached the replica. The killed master then comes back as a replica,
 // without which no Schedule is acknowledged any more.
 func TestFailoverOfAMasterLosesNoAcknowledgedTask(t *testing.T) {
-	c := redistest.StartCluster(t, redistest.ClusterOptions{})
+	c := redistest.StartCluster(t, redistest.ClusterOptions{NodeTimeout: redistest.FailoverNodeTimeout})
 	ctx := context.Background()
 	const p = "{failover}"
 	led := &failoverLedger{acked: map[string]time.Time{}, starts: map[string][]time.Time{}}

@@ -16,7 +16,7 @@ func writeLayouts(t *testing.T, rdb redis.UniversalClient, prefixes ...string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, p := range prefixes {
-		if err := newStore(rdb, p, 4).checkLayout(ctx); err != nil {
+		if err := keyspaceOf(rdb, p, 4).checkLayout(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

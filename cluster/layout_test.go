@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -13,6 +15,30 @@ import (
 // The layout check a node makes at Start: it writes the layout record of
 // a new keyspace, and refuses an old single-slot keyspace, another number
 // of partitions and an unknown layout version.
+
+// testKeyspace is the keyspace of a prefix with a number of partitions,
+// for the tests that read Redis directly.
+type testKeyspace struct {
+	rdb    redis.UniversalClient
+	prefix string
+	parts  []redisdriver.Partition
+}
+
+// keyspaceOf is the keyspace of prefix with n partitions.
+func keyspaceOf(rdb redis.UniversalClient, prefix string, n int) testKeyspace {
+	return testKeyspace{rdb: rdb, prefix: prefix, parts: redisdriver.PartitionsOf(prefix, n)}
+}
+
+// partOf is the partition of task id.
+func (k testKeyspace) partOf(id string) redisdriver.Partition {
+	return k.parts[driver.PartitionOf(id, len(k.parts))]
+}
+
+// checkLayout is the check of Node.Start, worded as Start words it.
+func (k testKeyspace) checkLayout(ctx context.Context) error {
+	drv := redisdriver.New(k.rdb, redisdriver.Options{Prefix: k.prefix, Partitions: len(k.parts)})
+	return checkedLayout(drv.CheckLayout(ctx), k.prefix, len(k.parts))
+}
 
 func TestCheckLayoutWritesTheRecordOfANewKeyspace(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
@@ -22,7 +48,7 @@ func TestCheckLayoutWritesTheRecordOfANewKeyspace(t *testing.T) {
 	if n, err := RecordedPartitions(ctx, rdb, "{lay}"); n != 0 || err != nil {
 		t.Fatalf("RecordedPartitions of an empty keyspace: %d, %v", n, err)
 	}
-	st := newStore(rdb, "{lay}", 12)
+	st := keyspaceOf(rdb, "{lay}", 12)
 	for range 2 {
 		if err := st.checkLayout(ctx); err != nil {
 			t.Fatal(err)
@@ -42,7 +68,7 @@ func TestCheckLayoutRefusesAnOldKeyspace(t *testing.T) {
 	rdb := srv.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	o := oldLayout{Prefix: "{lay}"}
+	o := redisdriver.OldLayout{Prefix: "{lay}"}
 	for _, seed := range []struct {
 		name  string
 		write func()
@@ -62,7 +88,7 @@ func TestCheckLayoutRefusesAnOldKeyspace(t *testing.T) {
 			}
 			rdb.HSet(ctx, o.Task("a"), "kind", "report")
 			seed.write()
-			err := newStore(rdb, "{lay}", 8).checkLayout(ctx)
+			err := keyspaceOf(rdb, "{lay}", 8).checkLayout(ctx)
 			if !errors.Is(err, ErrLayout) {
 				t.Fatalf("checkLayout of an old keyspace: %v", err)
 			}
@@ -86,11 +112,11 @@ func TestCheckLayoutRefusesAMigratedKeyspaceAnOldNodeWritesInto(t *testing.T) {
 	rdb := srv.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	st := newStore(rdb, "{lay}", 8)
+	st := keyspaceOf(rdb, "{lay}", 8)
 	if err := st.checkLayout(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o := oldLayout{Prefix: "{lay}"}
+	o := redisdriver.OldLayout{Prefix: "{lay}"}
 	rdb.HSet(ctx, o.Task("late"), "kind", "report")
 	rdb.ZAdd(ctx, o.StateSet(string(Pending)), redis.Z{Score: 1, Member: "late"})
 	err := st.checkLayout(ctx)
@@ -105,10 +131,10 @@ func TestCheckLayoutRefusesAnotherNumberOfPartitions(t *testing.T) {
 	rdb := srv.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	if err := newStore(rdb, "{lay}", 64).checkLayout(ctx); err != nil {
+	if err := keyspaceOf(rdb, "{lay}", 64).checkLayout(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err := newStore(rdb, "{lay}", 16).checkLayout(ctx)
+	err := keyspaceOf(rdb, "{lay}", 16).checkLayout(ctx)
 	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "64 partitions") || !strings.Contains(err.Error(), "has 16") {
 		t.Fatalf("checkLayout with 16 partitions of a keyspace of 64: %v", err)
 	}
@@ -123,7 +149,7 @@ func TestCheckLayoutRefusesAnUnknownVersion(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
 	rdb.HSet(ctx, "{lay}:layout", "version", "3", "partitions", "64")
-	err := newStore(rdb, "{lay}", 64).checkLayout(ctx)
+	err := keyspaceOf(rdb, "{lay}", 64).checkLayout(ctx)
 	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), `"3"`) {
 		t.Fatalf("checkLayout of a layout version 3: %v", err)
 	}
@@ -142,7 +168,7 @@ func TestCheckLayoutReturnsRedisErrorsWrapped(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
 	rdb.Set(ctx, "{lay}:layout", "not a hash", 0)
-	err := newStore(rdb, "{lay}", 4).checkLayout(ctx)
+	err := keyspaceOf(rdb, "{lay}", 4).checkLayout(ctx)
 	if err == nil || errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Fatalf("checkLayout on a layout key of the wrong type: %v", err)
 	}
@@ -153,13 +179,13 @@ func TestCheckLayoutOnARedisCluster(t *testing.T) {
 	rdb := c.Client()
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	o := oldLayout{Prefix: "{layc}"}
+	o := redisdriver.OldLayout{Prefix: "{layc}"}
 	rdb.SAdd(ctx, o.Kinds(), "mail")
 	rdb.ZAdd(ctx, o.KindIndex(string(Pending), "mail"), redis.Z{Score: 1, Member: "a"})
-	if err := newStore(rdb, "{layc}", 8).checkLayout(ctx); !errors.Is(err, ErrLayout) {
+	if err := keyspaceOf(rdb, "{layc}", 8).checkLayout(ctx); !errors.Is(err, ErrLayout) {
 		t.Fatalf("checkLayout of an old keyspace on a cluster: %v", err)
 	}
-	if err := newStore(rdb, "{new}", 8).checkLayout(ctx); err != nil {
+	if err := keyspaceOf(rdb, "{new}", 8).checkLayout(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := RecordedPartitions(ctx, rdb, "{new}"); n != 8 || err != nil {

@@ -22,33 +22,26 @@ func (n *Node) Start(ctx context.Context) error {
 	n.state = stateStarted
 	n.started = n.cfg.clock.Now()
 	n.mu.Unlock()
-	if err := n.st.checkLayout(ctx); err != nil {
+	if err := n.prepareStore(ctx); err != nil {
 		n.abortStart()
 		return err
 	}
-	if err := n.st.loadScripts(ctx); err != nil {
-		n.abortStart()
-		return failed("start", err)
-	}
-	ps := n.rdb.Subscribe(ctx, n.st.membershipChannel())
-	if _, err := ps.Receive(ctx); err != nil {
-		_ = ps.Close()
+	sub, err := n.drv.Subscribe(ctx, n.hear)
+	if err != nil {
 		n.abortStart()
 		return failed("start: subscribe", err)
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	n.bgCancel = cancel
 	n.subMu.Lock()
-	n.loops = bg
+	n.sub = sub
 	n.subMu.Unlock()
-	// Joins the membership and subscribes to the owned partitions'
-	// channels, each with its listening loop.
+	// Joins the membership and follows the owned partitions' notices.
 	n.refreshMembers(ctx)
 	hb, hbCancel := context.WithCancel(context.Background())
 	n.hbCancel = hbCancel
-	n.bg.Add(7)
+	n.bg.Add(6)
 	go n.sweepLoop(bg)
-	go n.listenLoop(bg, ps)
 	go n.membershipLoop(bg)
 	go n.standbyLoop(bg)
 	go n.reapLoop(bg)
@@ -164,12 +157,14 @@ func (n *Node) endStop() {
 	n.mu.Unlock()
 }
 
-// endLoops ends the background loops, the listening loops of the
-// subscriptions among them; a share that moves meanwhile subscribes no
+// endLoops ends the background loops and the subscription (waiting for
+// the notices being heard); a share that moves meanwhile follows nothing
 // more.
 func (n *Node) endLoops() {
 	n.subMu.Lock()
-	n.loops = nil
+	sub := n.sub
+	n.sub = nil
 	n.subMu.Unlock()
+	sub.Close()
 	n.bgCancel()
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -65,7 +67,7 @@ func (ks *oldKeyspace) counts() map[State]int {
 func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *oldKeyspace {
 	t.Helper()
 	ctx := context.Background()
-	o := oldLayout{Prefix: prefix}
+	o := redisdriver.OldLayout{Prefix: prefix}
 	ks := &oldKeyspace{prefix: prefix, paused: []string{"report"}}
 	base := float64(time.Now().UnixMicro())
 	pipe := rdb.Pipeline()
@@ -145,7 +147,7 @@ func seedOld(t testing.TB, rdb redis.UniversalClient, prefix string, n int) *old
 func checkMigrated(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p int) {
 	t.Helper()
 	ctx := context.Background()
-	st := newStore(rdb, ks.prefix, p)
+	st := keyspaceOf(rdb, ks.prefix, p)
 	for _, task := range append(slices.Clone(ks.tasks), ks.stray...) {
 		part := st.partOf(task.id)
 		got, err := rdb.HGetAll(ctx, part.Task(task.id)).Result()
@@ -155,7 +157,7 @@ func checkMigrated(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p i
 		if !maps.Equal(got, task.fields) {
 			t.Fatalf("task %s in partition %d: fields %v, want %v", task.id, part.Index, got, task.fields)
 		}
-		for _, s := range states {
+		for _, s := range driver.States {
 			want := s == task.state && task.claimable && task.kind != ""
 			checkScore(t, rdb, part.StateSet(string(s)), task.id, want, task.score)
 			if task.kind != "" {
@@ -215,17 +217,17 @@ func checkScore(t *testing.T, rdb redis.UniversalClient, key, id string, in bool
 // prefix but the cluster-wide records and the keys of its p partitions.
 func oldKeys(t *testing.T, rdb redis.UniversalClient, prefix string, p int) []string {
 	t.Helper()
-	m := &migration{st: newStore(rdb, prefix, p), old: oldLayout{Prefix: prefix}}
+	ks := keyspaceOf(rdb, prefix, p)
 	var left []string
-	err := m.scan(context.Background(), globEscape(prefix)+":*", func(_ context.Context, keys []string) error {
+	err := redisdriver.ScanOld(context.Background(), rdb, prefix, redisdriver.GlobEscape(prefix)+":*", func(_ context.Context, keys []string) error {
 	next:
 		for _, k := range keys {
-			for _, part := range m.st.parts {
+			for _, part := range ks.parts {
 				if strings.HasPrefix(k, part.Prefix+":") {
 					continue next
 				}
 			}
-			if k != layoutKey(prefix) && k != m.st.nodes() {
+			if k != layoutKey(prefix) && k != (redisdriver.Keys{Prefix: prefix}).Nodes() {
 				left = append(left, k)
 			}
 		}
@@ -264,7 +266,7 @@ func TestMigrateMovesEveryTaskIntoItsPartition(t *testing.T) {
 		t.Fatalf("second run: %+v, %v", r, err)
 	}
 	checkMigrated(t, rdb, ks, 16)
-	if err := newStore(rdb, "{mig}", 16).checkLayout(context.Background()); err != nil {
+	if err := keyspaceOf(rdb, "{mig}", 16).checkLayout(context.Background()); err != nil {
 		t.Fatalf("a node of 16 partitions after the migration: %v", err)
 	}
 }
@@ -352,8 +354,8 @@ func migrateInterrupted(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace
 func checkWhole(t *testing.T, rdb redis.UniversalClient, ks *oldKeyspace, p int) {
 	t.Helper()
 	ctx := context.Background()
-	st := newStore(rdb, ks.prefix, p)
-	o := oldLayout{Prefix: ks.prefix}
+	st := keyspaceOf(rdb, ks.prefix, p)
+	o := redisdriver.OldLayout{Prefix: ks.prefix}
 	for _, task := range ks.tasks {
 		old := rdb.HGetAll(ctx, o.Task(task.id)).Val()
 		moved := rdb.HGetAll(ctx, st.partOf(task.id).Task(task.id)).Val()

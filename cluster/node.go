@@ -67,7 +67,7 @@ type Node struct {
 	runCtx      context.Context // parent of every run's ctx; canceled by Stop past its deadline and StopNow
 	runCancel   context.CancelCauseFunc
 	bgCancel    context.CancelFunc // ends the loops of bg
-	bg          sync.WaitGroup     // the sweep, pub/sub, membership, standby, reaper and trim loops
+	bg          sync.WaitGroup     // the sweep, membership, standby, reaper, trim and timeline loops
 	hbCancel    context.CancelFunc // ends the heartbeat loop
 	hb          sync.WaitGroup     // the heartbeat loop
 	kick        chan struct{}      // asks the sweep loop for a sweep now
@@ -75,13 +75,10 @@ type Node struct {
 	standbyKick chan struct{}      // asks the standby loop to look now
 	trimKick    chan struct{}      // asks the trim loop to trim the done records now
 
-	// subMu guards loops, shards and shared, and orders the changes of
-	// the subscriptions; it is held across the (un)subscribe calls, never
-	// with mu.
+	// subMu guards sub, and orders the changes of the subscription; it
+	// is held across its Follow calls, never with mu.
 	subMu     sync.Mutex
-	loops     context.Context     // the listening loops' ctx, from Start until Stop (nil otherwise)
-	shards    map[string]shardSub // the sharded subscription of each partition's channel (pubsub.go)
-	shared    *redis.PubSub       // the one sharded subscription of every channel, on a client that is not a cluster's
+	sub       driver.Subscription // the notices heard, from Start until Stop (nil otherwise; pubsub.go)
 	regCancel context.CancelFunc  // ends the record's renewal while stopping
 	reg       sync.WaitGroup      // the record's renewal while stopping
 	calls     sync.WaitGroup      // Redis calls on the lease path still running (bounded)
@@ -155,7 +152,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		return nil, err
 	}
 	drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions,
-		Observe: observeRedis(cfg.observer.RedisCall)})
+		Observe: observeRedis(cfg.observer.RedisCall), ReplicaAcks: cfg.replicaAcks, ReplicaTimeout: cfg.replicaTimeout})
 	n := &Node{
 		cfg:            cfg,
 		drv:            drv,
@@ -176,7 +173,6 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		renewKick:      make(chan struct{}, 1),
 		standbyKick:    make(chan struct{}, 1),
 		trimKick:       make(chan struct{}, 1),
-		shards:         make(map[string]shardSub),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
 	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {

@@ -2,21 +2,19 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
+	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Storing the occurrences of periodic tasks. Each sweep, every node stores
 // the occurrences of its periodic tasks that fall within the window,
-// starting from the task's cursor: q:periodic:<name>, a hash in the
-// partition of its name (where its occurrences live too) holding the
-// latest occurrence any node stored (field "stored", µs) and the task's
-// misfire policy and overlap setting as last declared (fields "misfire",
-// "overlap", which Node.PeriodicTasks reads). So the occurrences that fell
+// starting from the task's cursor (driver.Coordination's Cursors and
+// WriteCursors), kept in the partition of its name (where its occurrences
+// live too), holding the latest occurrence any node stored and the task's
+// misfire policy and overlap setting as last declared (which
+// Node.PeriodicTasks reads). So the occurrences that fell
 // while every node was down are known when one starts again: under
 // MisfireCoalesce the sweep stores the latest of them (the one run that
 // stands for all), under MisfireRunEach each of them, under MisfireSkip
@@ -26,11 +24,6 @@ import (
 // periodicPartition is the partition of periodic task name among n
 // (driver.PeriodicPartition).
 func periodicPartition(name string, n int) int { return driver.PeriodicPartition(name, n) }
-
-// cursorKey is the cursor of periodic task name.
-func (s store) cursorKey(name string) string {
-	return s.parts[periodicPartition(name, len(s.parts))].PeriodicCursor(name)
-}
 
 // createOccurrences stores the occurrences of every periodic task that
 // may run within the window and that this node has not stored yet.
@@ -42,18 +35,23 @@ func (n *Node) createOccurrences(ctx context.Context) {
 	if len(ps) == 0 {
 		return
 	}
-	cursors, err := n.st.readCursors(ctx, ps)
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.name
+	}
+	cursors, err := n.drv.Cursors(ctx, names)
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: periodic: reading the cursors failed", "err", err)
 		}
 		return
 	}
-	stored := make([]time.Time, len(ps))
+	written := make([]driver.Cursor, len(ps))
 	for i, p := range ps {
-		stored[i] = n.storeOccurrences(ctx, p, cursors[i], now)
+		written[i] = driver.Cursor{Name: p.name, Stored: n.storeOccurrences(ctx, p, cursors[i], now),
+			Misfire: p.cfg.misfire.lua(), Overlap: p.cfg.overlap}
 	}
-	if err := n.st.writeCursors(ctx, ps, stored); err != nil && ctx.Err() == nil {
+	if err := n.drv.WriteCursors(ctx, written); err != nil && ctx.Err() == nil {
 		n.cfg.logger.Warn("cluster: periodic: writing the cursors failed", "err", err)
 	}
 }
@@ -110,48 +108,13 @@ func (n *Node) storesMissed(p *periodic, next, now time.Time) bool {
 	return false
 }
 
-// readCursors reads the cursors of ps in one pipeline: the zero Time for a
-// task that has none.
-func (s store) readCursors(ctx context.Context, ps []*periodic) ([]time.Time, error) {
-	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, len(ps))
-	for i, p := range ps {
-		cmds[i] = pipe.HGet(ctx, s.cursorKey(p.name), "stored")
+// microsText writes t as the scripts read it, µs since the epoch, ""
+// for the zero Time (the periodic claim's arguments).
+func microsText(t time.Time) string {
+	if t.IsZero() {
+		return ""
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
-	}
-	out := make([]time.Time, len(ps))
-	for i, c := range cmds {
-		if v, err := c.Result(); err == nil {
-			us, err := parseMicros(v)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = time.UnixMicro(us)
-		}
-	}
-	return out, nil
-}
-
-// writeCursors runs redisdriver.CursorScript for each of ps, with the latest
-// occurrence stored of each, in one pipeline.
-func (s store) writeCursors(ctx context.Context, ps []*periodic, stored []time.Time) error {
-	calls := make([]*scriptCall, len(ps))
-	for i, p := range ps {
-		calls[i] = &scriptCall{keys: []string{s.cursorKey(p.name)},
-			args: []any{microsText(stored[i]), p.cfg.misfire.lua(), boolText(p.cfg.overlap)}}
-	}
-	cmds, err := s.runPipelined(ctx, redisdriver.CursorScript, calls)
-	if err != nil {
-		return err
-	}
-	for _, c := range cmds {
-		if err := c.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
 // boolText writes b as the scripts read it: "1" or "0".

@@ -59,14 +59,22 @@ func (s shares) ownedPartitions() int { return countAny(s.owned) }
 // backedPartitions is the number of partitions backed up for some kind.
 func (s shares) backedPartitions() int { return countAny(s.backed) }
 
-// channels are the pub/sub channels of the partitions owned for some kind.
-func (s shares) channels(parts []partition) map[string]bool {
-	out := make(map[string]bool)
+// followed are the partitions owned for some kind, whose notices the node
+// follows, in order.
+func (s shares) followed() []int {
+	var out []int
+	var seen []bool
 	for _, owned := range s.owned {
+		if seen == nil {
+			seen = make([]bool, len(owned))
+		}
 		for i, ok := range owned {
-			if ok {
-				out[parts[i].Channel()] = true
-			}
+			seen[i] = seen[i] || ok
+		}
+	}
+	for i, ok := range seen {
+		if ok {
+			out = append(out, i)
 		}
 	}
 	return out

@@ -1,15 +1,15 @@
 package cluster
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/redis/go-redis/v9"
 )
 
-// Replica acknowledgements. Redis replicates asynchronously: a master
+// Replica acknowledgements (the Redis driver keeps them: its
+// Options.ReplicaAcks, set from WithReplicaAcks at New). Redis replicates asynchronously: a master
 // answers a write before its replicas have it, so a failover that promotes
 // a replica can lose the writes acknowledged in the last moments before the
 // master died. WithReplicaAcks closes that gap for the writes a caller
@@ -32,7 +32,7 @@ import (
 // not survive a failover; retry the call (Schedule with WithID, so that it
 // is stored once) to be sure. asynq and River have no counterpart: asynq
 // leaves it to the Redis setup, River to Postgres's synchronous_commit.
-var ErrNotReplicated = errors.New("cluster: write not acknowledged by enough replicas")
+var ErrNotReplicated = driver.ErrNotReplicated
 
 // WithReplicaAcks makes Schedule and Cancel wait, after their write, until
 // replicas replicas of the Redis master holding the prefix have it
@@ -57,45 +57,8 @@ func validateReplicaAcks(c *config, rdb redis.UniversalClient) error {
 		return nil
 	case c.replicaTimeout <= 0:
 		return invalid("New", "replica acks timeout %v <= 0", c.replicaTimeout)
-	}
-	switch rdb.(type) {
-	case *redis.Client, *redis.ClusterClient:
-		return nil
-	}
-	return invalid("New", "replica acks need a *redis.Client or *redis.ClusterClient, not %T", rdb)
-}
-
-// replicated runs write, a script on the master that holds key, then, under
-// WithReplicaAcks, waits on the same connection until enough replicas
-// acknowledged it. Without it, write runs on the node's client.
-func (n *Node) replicated(ctx context.Context, key string, write func(redis.Scripter) error) error {
-	if n.cfg.replicaAcks == 0 {
-		return write(n.st.rdb)
-	}
-	var master *redis.Client
-	switch c := n.st.rdb.(type) {
-	case *redis.Client:
-		master = c
-	case *redis.ClusterClient:
-		m, err := c.MasterForKey(ctx, key)
-		if err != nil {
-			return err
-		}
-		master = m
-	}
-	// WAIT counts the writes of its own connection, so the write and the
-	// WAIT share one.
-	conn := master.Conn()
-	defer conn.Close()
-	if err := write(conn); err != nil {
-		return err
-	}
-	got, err := conn.Wait(ctx, n.cfg.replicaAcks, n.cfg.replicaTimeout).Result()
-	if err != nil {
-		return err
-	}
-	if got < int64(n.cfg.replicaAcks) {
-		return fmt.Errorf("%w: %d of %d replicas within %v", ErrNotReplicated, got, n.cfg.replicaAcks, n.cfg.replicaTimeout)
+	case !redisdriver.CanWaitForReplicas(rdb):
+		return invalid("New", "replica acks need a *redis.Client or *redis.ClusterClient, not %T", rdb)
 	}
 	return nil
 }

@@ -2,17 +2,17 @@ package cluster
 
 import (
 	"context"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler"
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// Storing tasks: Node.Schedule and the script that stores a task unless
-// its ID is taken.
+// Storing tasks: Node.Schedule checks a task and has the driver store it
+// unless its ID is taken (driver.Scheduling).
 
 // Schedule stores a task of kind with payload, due at due, and returns its
 // ID once Redis has it (asynq's Client.Enqueue with ProcessAt, River's
@@ -61,39 +61,29 @@ func (n *Node) scheduleConfigOf(kind string, opts []ScheduleOption) (scheduleCon
 	return sc, nil
 }
 
-// newTask is a task checked and ready to store: its ID chosen, its due
-// time in µs and the observer's metadata made.
-type newTask struct {
-	id, kind   string
-	payload    []byte
-	due        int64
-	maxRetries int
-	fixed      bool // the caller chose the ID (WithID)
-	meta       string
-}
-
-// prepare checks a task's payload, due time and options, and picks its ID.
-func (n *Node) prepare(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (newTask, error) {
+// prepare checks a task's payload, due time and options, picks its ID
+// and makes the observer's metadata: the task ready to store.
+func (n *Node) prepare(ctx context.Context, kind string, payload []byte, due time.Time, sc scheduleConfig) (driver.NewTask, error) {
 	what := "schedule " + kind
 	switch {
 	case len(payload) > n.cfg.maxPayload:
-		return newTask{}, invalid(what, "payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
+		return driver.NewTask{}, invalid(what, "payload of %d bytes exceeds the limit of %d", len(payload), n.cfg.maxPayload)
 	case due.IsZero():
-		return newTask{}, invalid(what, "zero due time")
+		return driver.NewTask{}, invalid(what, "zero due time")
 	case sc.maxRetries < 0:
-		return newTask{}, invalid(what, "max retries %d < 0", sc.maxRetries)
+		return driver.NewTask{}, invalid(what, "max retries %d < 0", sc.maxRetries)
 	case len(sc.id) > 512:
-		return newTask{}, invalid(what, "task ID of %d bytes exceeds 512", len(sc.id))
+		return driver.NewTask{}, invalid(what, "task ID of %d bytes exceeds 512", len(sc.id))
 	}
-	t := newTask{id: sc.id, kind: kind, payload: payload, due: due.UnixMicro(), maxRetries: sc.maxRetries, fixed: sc.id != ""}
-	if !t.fixed {
-		t.id = randomID()
+	t := driver.NewTask{ID: sc.id, Kind: kind, Payload: payload, Due: time.UnixMicro(due.UnixMicro()), MaxRetries: sc.maxRetries, FixedID: sc.id != ""}
+	if !t.FixedID {
+		t.ID = randomID()
 	}
 	meta, err := n.metadataOf(ctx, what, kind)
 	if err != nil {
-		return newTask{}, err
+		return driver.NewTask{}, err
 	}
-	t.meta = meta
+	t.Metadata = meta
 	return t, nil
 }
 
@@ -103,32 +93,29 @@ func (n *Node) store(ctx context.Context, kind string, payload []byte, due time.
 	if err != nil {
 		return "", err
 	}
-	var res string
-	err = n.replicated(ctx, n.st.partOf(t.id).Task(t.id), func(rdb redis.Scripter) (err error) {
-		res, err = n.st.schedule(ctx, rdb, t)
-		return err
-	})
-	if err != nil {
+	res, err := n.drv.Schedule(ctx, t)
+	if err != nil && !errors.Is(err, driver.ErrIDConflict) {
 		n.followFailover(err)
 		return "", failed("schedule "+kind, err)
 	}
-	return n.stored(ctx, t, res)
+	return n.stored(ctx, t, res, err)
 }
 
-// stored follows the answer res of the script that stored t: it reports
-// a task created to the observer, offers a pending one to this node's
-// window, and turns a conflict into its error.
-func (n *Node) stored(ctx context.Context, t newTask, res string) (string, error) {
-	switch res {
-	case "conflict":
-		return "", failed("schedule "+t.kind+" as "+strconv.Quote(t.id), &conflictError{})
-	case "created", "exists":
-		if res == "created" {
-			n.observeScheduled(ctx, t.kind)
-		}
-		n.offer(t.id, t.kind, t.due)
+// stored follows what storing t found (res, or err, ErrIDConflict): it
+// reports a task created to the observer, offers a pending one to this
+// node's window, and turns a conflict into its error.
+func (n *Node) stored(ctx context.Context, t driver.NewTask, res driver.Stored, err error) (string, error) {
+	if errors.Is(err, driver.ErrIDConflict) {
+		return "", failed("schedule "+t.Kind+" as "+strconv.Quote(t.ID), &conflictError{})
 	}
-	return t.id, nil
+	switch res {
+	case driver.Created, driver.Exists:
+		if res == driver.Created {
+			n.observeScheduled(ctx, t.Kind)
+		}
+		n.offer(t.ID, t.Kind, t.Due.UnixMicro())
+	}
+	return t.ID, nil
 }
 
 // conflictError is ErrIDConflict and scheduler.ErrInvalidArgument at once.
@@ -138,19 +125,4 @@ func (*conflictError) Error() string { return "task ID already used by a differe
 
 func (*conflictError) Unwrap() []error {
 	return []error{ErrIDConflict, scheduler.ErrInvalidArgument}
-}
-
-func (s store) schedule(ctx context.Context, rdb redis.Scripter, t newTask) (string, error) {
-	p := s.partOf(t.id)
-	return redisdriver.ScheduleScript.Run(ctx, rdb, p.TaskKeys(t.kind, t.id), t.id, t.kind, t.payload,
-		strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), p.Channel(), t.meta).Text()
-}
-
-// fixedFlag is the scripts' "fixed" field: "1" when the caller chose the
-// ID.
-func fixedFlag(fixed bool) string {
-	if fixed {
-		return "1"
-	}
-	return "0"
 }

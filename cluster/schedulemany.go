@@ -2,17 +2,16 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
-	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// Storing many tasks in one call: Node.ScheduleMany groups the tasks by
-// partition and stores each partition's share with one script, all of
-// them in one pipeline.
+// Storing many tasks in one call: Node.ScheduleMany checks each task as
+// Schedule does, and the driver stores them all at once, each partition's
+// share with one script, all of them in one pipeline.
 
 // ScheduleManyParams is one task of Node.ScheduleMany: the arguments of
 // Node.Schedule (River's InsertManyParams, a job of BullMQ's addBulk).
@@ -29,12 +28,6 @@ type ScheduleResult struct {
 	ID  string
 	Err error
 }
-
-// maxTasksPerScript is the most tasks one script of ScheduleMany stores:
-// a partition's larger share is split, so that no script holds Redis up
-// for long (a script blocks every other command of its server) and the
-// script's arguments stay far below Lua's limit on unpack.
-const maxTasksPerScript = 256
 
 // ScheduleMany stores many tasks in one call and returns, in the order of
 // tasks, each one's result: the ID Node.Schedule would have returned, or
@@ -58,117 +51,39 @@ const maxTasksPerScript = 256
 // task's error: read each result's Err to know which.
 func (n *Node) ScheduleMany(ctx context.Context, tasks []ScheduleManyParams) ([]ScheduleResult, error) {
 	results := make([]ScheduleResult, len(tasks))
-	prepared := make([]newTask, len(tasks))
-	byPart := make([][]int, len(n.st.parts))
+	prepared := make([]driver.NewTask, 0, len(tasks))
+	valid := make([]int, 0, len(tasks)) // the index in tasks of each of prepared
 	for i, p := range tasks {
 		sc, err := n.scheduleConfigOf(p.Kind, p.Opts)
+		var t driver.NewTask
 		if err == nil {
-			prepared[i], err = n.prepare(ctx, p.Kind, p.Payload, p.Due, sc)
+			t, err = n.prepare(ctx, p.Kind, p.Payload, p.Due, sc)
 		}
 		if err != nil {
 			results[i].Err = err
 			continue
 		}
-		pi := partitionIndex(prepared[i].id, len(n.st.parts))
-		byPart[pi] = append(byPart[pi], i)
+		prepared = append(prepared, t)
+		valid = append(valid, i)
 	}
-	var batches []storeBatch
-	for pi, idx := range byPart {
-		for len(idx) > 0 {
-			k := min(len(idx), maxTasksPerScript)
-			batches = append(batches, storeBatch{part: n.st.parts[pi], tasks: idx[:k]})
-			idx = idx[k:]
-		}
+	if len(prepared) == 0 {
+		return results, manyError(results)
 	}
-	answers, errs := n.storeBatches(ctx, batches, prepared)
-	for b, batch := range batches {
-		for j, i := range batch.tasks {
-			t := prepared[i]
-			if errs[b] != nil {
-				results[i].Err = failed("schedule "+t.kind, errs[b])
-				continue
+	stored := n.drv.ScheduleMany(ctx, prepared)
+	followed := false
+	for j, t := range prepared {
+		i, r := valid[j], stored[j]
+		if r.Err != nil && !errors.Is(r.Err, driver.ErrIDConflict) {
+			if !followed {
+				n.followFailover(r.Err)
+				followed = true
 			}
-			results[i].ID, results[i].Err = n.stored(ctx, t, answers[b][j])
+			results[i].Err = failed("schedule "+t.Kind, r.Err)
+			continue
 		}
+		results[i].ID, results[i].Err = n.stored(ctx, t, r.Stored, r.Err)
 	}
 	return results, manyError(results)
-}
-
-// storeBatch is the tasks of one script of ScheduleMany: all of one
-// partition, by their index in the call.
-type storeBatch struct {
-	part  partition
-	tasks []int
-}
-
-// call is the script call that stores the batch's tasks of all.
-func (b storeBatch) call(all []newTask) scriptCall {
-	kinds := map[string]int{} // kind -> its number in the call, from 1
-	var names []any
-	for _, i := range b.tasks {
-		if _, ok := kinds[all[i].kind]; !ok {
-			names = append(names, all[i].kind)
-			kinds[all[i].kind] = len(names)
-		}
-	}
-	c := scriptCall{
-		keys: make([]string, 0, 6+4*len(names)+2*len(b.tasks)),
-		args: make([]any, 0, 2+len(names)+7*len(b.tasks)),
-	}
-	c.keys = append(c.keys, b.part.FixedKeys()...)
-	for _, k := range names {
-		c.keys = append(c.keys, b.part.KindKeys(k.(string))...)
-	}
-	c.args = append(append(c.args, b.part.Channel(), len(names)), names...)
-	for _, i := range b.tasks {
-		t := all[i]
-		c.keys = append(c.keys, b.part.Task(t.id))
-		if t.fixed {
-			c.keys = append(c.keys, b.part.Done(t.id))
-		}
-		c.args = append(c.args, t.id, kinds[t.kind], t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, fixedFlag(t.fixed), t.meta)
-	}
-	return c
-}
-
-// storeBatches runs the script of each batch and returns, per batch, the
-// script's answer per task or the error that stopped it.
-func (n *Node) storeBatches(ctx context.Context, batches []storeBatch, all []newTask) ([][]string, []error) {
-	answers := make([][]string, len(batches))
-	errs := make([]error, len(batches))
-	calls := make([]scriptCall, len(batches))
-	for b, batch := range batches {
-		calls[b] = batch.call(all)
-	}
-	if n.cfg.replicaAcks > 0 {
-		for b, batch := range batches {
-			errs[b] = n.replicated(ctx, batch.part.Pending(), func(rdb redis.Scripter) error {
-				var err error
-				answers[b], err = redisdriver.ScheduleManyScript.Run(ctx, rdb, calls[b].keys, calls[b].args...).StringSlice()
-				return err
-			})
-		}
-	} else if len(calls) > 0 {
-		cmds, loadErr := evalEach(ctx, n.st.rdb, redisdriver.ScheduleManyScript, calls)
-		for b, cmd := range cmds {
-			answers[b], errs[b] = cmd.StringSlice()
-			if errs[b] != nil && loadErr != nil && redis.HasErrorPrefix(errs[b], "NOSCRIPT") {
-				errs[b] = loadErr
-			}
-		}
-	}
-	for b := range batches {
-		if errs[b] == nil && len(answers[b]) != len(batches[b].tasks) {
-			errs[b] = fmt.Errorf("store script answered %d results for %d tasks", len(answers[b]), len(batches[b].tasks))
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			n.followFailover(err)
-			break
-		}
-	}
-	return answers, errs
 }
 
 // manyError sums up the failures among results: nil if none.

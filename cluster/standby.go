@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"strconv"
 	"time"
 )
 
@@ -55,9 +54,9 @@ func (n *Node) standbyLoop(ctx context.Context) {
 func (n *Node) standby(ctx context.Context) int {
 	n.mu.Lock()
 	backed := n.shares.backed
-	cut := n.nowLocked().Add(-n.cfg.backupDelay).UnixMicro()
+	cut := n.nowLocked().Add(-n.cfg.backupDelay)
 	n.mu.Unlock()
-	tasks, _, err := n.st.load(ctx, backed, "-inf", strconv.FormatInt(cut, 10), true, standbyBatch*len(n.st.parts))
+	tasks, _, err := n.drv.LoadDue(ctx, backed, cut, true, standbyBatch*n.drv.Partitions())
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: standby: failed", "err", err)
@@ -67,7 +66,7 @@ func (n *Node) standby(ctx context.Context) int {
 	}
 	found := make(map[string]bool, len(tasks))
 	for _, t := range tasks {
-		found[t.id] = true
+		found[t.ID] = true
 	}
 	var gone []string
 	n.mu.Lock()
@@ -81,7 +80,7 @@ func (n *Node) standby(ctx context.Context) int {
 		n.unload(id)
 	}
 	for _, t := range tasks {
-		n.enter(t.id, t.kind, t.due, 0, true)
+		n.enter(t.ID, t.Kind, t.Due.UnixMicro(), 0, true)
 	}
 	return len(tasks)
 }

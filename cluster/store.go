@@ -52,6 +52,11 @@ func (s store) keys() redisdriver.Keys { return redisdriver.Keys{Prefix: s.prefi
 // expiry.
 func (s store) nodes() string { return s.keys().Nodes() }
 
+// nodeKinds is the hash of the kinds each live claimer handles, and
+// periodicIndex the index of the periodic declarations (knownkind.go).
+func (s store) nodeKinds() string     { return s.keys().NodeKinds() }
+func (s store) periodicIndex() string { return s.keys().Periodic() }
+
 // parseMicros converts the store's unit back; Redis may write a score as
 // "1.7e+15" style only for non-integers, which the store never writes.
 func parseMicros(s string) (int64, error) {
@@ -63,18 +68,6 @@ func parseMicros(s string) (int64, error) {
 		return 0, fmt.Errorf("cluster: read the store: bad time %q: %w", s, err)
 	}
 	return int64(f), nil
-}
-
-// loadScripts puts every script in Redis's script cache, so that the first
-// call of each is one round trip (EVALSHA) like every later one.
-func (s store) loadScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{redisdriver.ScheduleScript, redisdriver.ClaimScript, redisdriver.ExtendScript,
-		redisdriver.CompleteScript, redisdriver.FailScript, redisdriver.ReleaseScript, redisdriver.ExpiredScript, redisdriver.ReapScript, redisdriver.CancelScript, redisdriver.MembersScript, redisdriver.RemoveDoneScript} {
-		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // kindError is the kind a script found stored when the caller named

@@ -2,12 +2,9 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"time"
 
 	"github.com/go-stpe/scheduler"
-	"github.com/redis/go-redis/v9"
 )
 
 // The window: each node keeps in its scheduler.Scheduler the tasks of the
@@ -30,7 +27,7 @@ import (
 // left alone; for another due time it is moved.
 func (n *Node) offer(id, kind string, due int64) {
 	n.mu.Lock()
-	owned := n.shares.owns(kind, n.st.partOf(id).Index)
+	owned := n.shares.owns(kind, partitionIndex(id, n.drv.Partitions()))
 	n.mu.Unlock()
 	if owned {
 		n.enter(id, kind, due, -1, false)
@@ -154,10 +151,10 @@ func (n *Node) sweepLoop(ctx context.Context) {
 func (n *Node) sweep(ctx context.Context) {
 	n.createOccurrences(ctx)
 	n.mu.Lock()
-	until := n.nowLocked().Add(n.cfg.window).UnixMicro()
+	until := n.nowLocked().Add(n.cfg.window)
 	owned := n.shares.owned
 	n.mu.Unlock()
-	tasks, full, err := n.st.load(ctx, owned, "-inf", strconv.FormatInt(until, 10), false, n.cfg.loadLimit)
+	tasks, full, err := n.drv.LoadDue(ctx, owned, until, false, n.cfg.loadLimit)
 	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: sweep: failed", "err", err)
@@ -166,7 +163,7 @@ func (n *Node) sweep(ctx context.Context) {
 		return
 	}
 	for _, t := range tasks {
-		n.offer(t.id, t.kind, t.due)
+		n.offer(t.ID, t.Kind, t.Due.UnixMicro())
 	}
 	n.warnUnhandled(ctx)
 	if full {
@@ -176,66 +173,9 @@ func (n *Node) sweep(ctx context.Context) {
 	}
 }
 
-// pendingTask is one pending task as the sweep sees it.
+// pendingTask is one pending task as a message of the partition's
+// channel tells it (pubsub.go).
 type pendingTask struct {
 	id, kind string
 	due      int64
-}
-
-// load reads the pending tasks of the given partitions (by kind, by
-// partition index) due between lo and hi (ZRANGE BYSCORE bounds), at
-// most limit in all, shared evenly among the partitions and kinds; newest
-// reads the latest first. A kind paused in a partition is left out. It is
-// one pipeline: a range of the kind's pending index and a look at the
-// paused set per partition and kind. full is true if some range hit its
-// share of the limit.
-func (s store) load(ctx context.Context, which map[string][]bool, lo, hi string, newest bool, limit int) (tasks []pendingTask, full bool, err error) {
-	type read struct {
-		kind   string
-		paused *redis.BoolCmd
-		rng    *redis.ZSliceCmd
-	}
-	pairs := 0
-	for _, parts := range which {
-		for _, ok := range parts {
-			if ok {
-				pairs++
-			}
-		}
-	}
-	if pairs == 0 {
-		return nil, false, nil
-	}
-	share := int64(max(limit/pairs, 1))
-	pipe := s.rdb.Pipeline()
-	var reads []read
-	for kind, parts := range which {
-		for i, ok := range parts {
-			if !ok {
-				continue
-			}
-			p := s.parts[i]
-			r := read{kind: kind, paused: pipe.SIsMember(ctx, p.Paused(), kind)}
-			args := redis.ZRangeArgs{Key: p.KindIndex(string(Pending), kind), ByScore: true, Start: lo, Stop: hi, Count: share}
-			if newest {
-				args.Start, args.Stop, args.Rev = hi, lo, true
-			}
-			r.rng = pipe.ZRangeArgsWithScores(ctx, args)
-			reads = append(reads, r)
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, false, err
-	}
-	for _, r := range reads {
-		if r.paused.Val() {
-			continue
-		}
-		zs := r.rng.Val()
-		full = full || int64(len(zs)) >= share
-		for _, z := range zs {
-			tasks = append(tasks, pendingTask{id: z.Member.(string), kind: r.kind, due: int64(z.Score)})
-		}
-	}
-	return tasks, full, nil
 }

@@ -20,3 +20,9 @@ var ErrLayout = errors.New("cluster: keyspace layout mismatch")
 
 // ErrUnknownKind: no task, node or pause of the kind is known.
 var ErrUnknownKind = errors.New("cluster: unknown kind")
+
+// ErrNotReplicated: fewer replicas than asked acknowledged a write in
+// time (a driver made to wait for replicas, as the Redis driver's
+// ReplicaAcks); the write is on the primary and may or may not survive a
+// failover.
+var ErrNotReplicated = errors.New("cluster: write not acknowledged by enough replicas")

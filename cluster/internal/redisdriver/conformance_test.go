@@ -33,7 +33,8 @@ func harness(rdb redis.UniversalClient) drivertest.Harness {
 	var n atomic.Int64
 	return drivertest.Harness{
 		Open: func(t testing.TB, partitions int) driver.Driver {
-			return New(rdb, Options{Prefix: "conformance" + strconv.FormatInt(n.Add(1), 10), Partitions: partitions})
+			// A hash tag, as WithPrefix asks: the cluster-wide records share a slot.
+			return New(rdb, Options{Prefix: "{conformance" + strconv.FormatInt(n.Add(1), 10) + "}", Partitions: partitions})
 		},
 		Same: func(t testing.TB, d driver.Driver) driver.Driver {
 			return New(rdb, Options{Prefix: d.(*Driver).keys.Prefix, Partitions: d.Partitions()})

@@ -6,6 +6,8 @@
 package redisdriver
 
 import (
+	"time"
+
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/redis/go-redis/v9"
 )
@@ -17,6 +19,9 @@ type Driver struct {
 	plain redis.UniversalClient // the client New was given
 	keys  Keys
 	parts []Partition
+
+	replicaAcks    int           // replicas a write Replicated runs waits for; 0: none
+	replicaTimeout time.Duration // how long it waits at most
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -29,6 +34,10 @@ type Options struct {
 	Partitions int
 	// Observe, if not nil, is told of every script call.
 	Observe Observe
+	// ReplicaAcks, if above 0, is how many replicas must acknowledge each
+	// write Replicated runs, within ReplicaTimeout (replication.go).
+	ReplicaAcks    int
+	ReplicaTimeout time.Duration
 }
 
 // New returns the driver of the keyspace o names, on rdb.
@@ -38,6 +47,9 @@ func New(rdb redis.UniversalClient, o Options) *Driver {
 		plain: rdb,
 		keys:  Keys{Prefix: o.Prefix},
 		parts: PartitionsOf(o.Prefix, o.Partitions),
+
+		replicaAcks:    o.ReplicaAcks,
+		replicaTimeout: o.ReplicaTimeout,
 	}
 }
 

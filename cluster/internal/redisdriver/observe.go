@@ -32,17 +32,11 @@ func observeRedis(rdb redis.UniversalClient, report Observe) redis.UniversalClie
 }
 
 func (c observedRedis) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.EvalSha(ctx, sha1, keys, args...)
-	c.done("EVALSHA", sha1, start, cmd.Err())
-	return cmd
+	return observedScripter{Scripter: c.UniversalClient, report: c.report}.EvalSha(ctx, sha1, keys, args...)
 }
 
 func (c observedRedis) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
-	start := time.Now()
-	cmd := c.UniversalClient.Eval(ctx, script, keys, args...)
-	c.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
-	return cmd
+	return observedScripter{Scripter: c.UniversalClient, report: c.report}.Eval(ctx, script, keys, args...)
 }
 
 func (c observedRedis) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
@@ -98,4 +92,36 @@ func (c observedRedis) done(command, sha string, start time.Time, err error) {
 		err = nil
 	}
 	c.report(command, ScriptName(sha), time.Since(start), err)
+}
+
+// observedScripter times the script calls go-redis's Script.Run makes,
+// EVALSHA and, on a NOSCRIPT error, EVAL, on the driver's client
+// (observedRedis) or on a connection of its (a master's, for replica
+// acknowledgements) when the caller observes Redis calls.
+type observedScripter struct {
+	redis.Scripter
+	report Observe
+}
+
+func (c observedScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.Scripter.EvalSha(ctx, sha1, keys, args...)
+	observedRedis{report: c.report}.done("EVALSHA", sha1, start, cmd.Err())
+	return cmd
+}
+
+func (c observedScripter) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	start := time.Now()
+	cmd := c.Scripter.Eval(ctx, script, keys, args...)
+	observedRedis{report: c.report}.done("EVAL", redis.NewScript(script).Hash(), start, cmd.Err())
+	return cmd
+}
+
+// observed is s, a connection of the driver's, observed as the driver's
+// client is (Options.Observe), or s itself if the client is not.
+func (d *Driver) observed(s redis.Scripter) redis.Scripter {
+	if o, ok := d.rdb.(observedRedis); ok {
+		return observedScripter{Scripter: s, report: o.report}
+	}
+	return s
 }

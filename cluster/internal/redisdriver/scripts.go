@@ -269,7 +269,7 @@ var ScheduleScript = script("lib/publish.lua", "lib/part.lua", "lib/storetask.lu
 
 // ScheduleManyScript stores the tasks of one partition, each as
 // scheduleScript would, makes the created ones pending with one ZADD per
-// set, and announces them all in one message (pubsub.go), leaving out
+// set, and announces them all in one message (notices.go), leaving out
 // those of a paused kind.
 // KEYS: the partition's fixed keys, the four indexes of each of the
 // batch's kinds, then per task its hash and, if its ID is fixed, its done

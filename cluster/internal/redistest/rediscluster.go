@@ -27,9 +27,15 @@ import (
 const ClusterMasters = 3
 
 // DefaultNodeTimeout is the cluster-node-timeout of a test cluster: how
-// long a master may be silent before the others count it failing. A
-// killed master's replica takes over about a second and a half after it.
-const DefaultNodeTimeout = 500 * time.Millisecond
+// long a master may be silent before the others count it failing. It is
+// long enough that a machine loaded by parallel tests never stalls a
+// master past it, so that a cluster no test breaks never fails over
+// (CLUSTERDOWN in the middle of a test).
+const DefaultNodeTimeout = 5 * time.Second
+
+// FailoverNodeTimeout is the cluster-node-timeout of the tests that kill a
+// master: its replica takes over about a second and a half after it.
+const FailoverNodeTimeout = 500 * time.Millisecond
 
 // Cluster is a running Redis Cluster of ClusterMasters masters, each with
 // one replica.

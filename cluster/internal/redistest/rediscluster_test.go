@@ -13,7 +13,7 @@ import (
 // key's master, and checks that the replica took over with the key, and
 // that the killed master comes back as a replica.
 func TestClusterFailoverPromotesTheReplicaAndKeepsReplicatedWrites(t *testing.T) {
-	c := redistest.StartCluster(t, redistest.ClusterOptions{})
+	c := redistest.StartCluster(t, redistest.ClusterOptions{NodeTimeout: redistest.FailoverNodeTimeout})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if len(c.Servers) != 2*redistest.ClusterMasters {

@@ -1,24 +1,26 @@
-package cluster
+package redisdriver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkScheduleManyScripts compares the two ways ScheduleMany could
 // store a batch of 1,000 tasks, both in one pipeline: one schedule script
-// per task (redisdriver.ScheduleScript, as Schedule runs it, and as it was before a
+// per task (ScheduleScript, as Driver.Schedule runs it, and as it was before a
 // random ID was no longer looked up), or one script per
-// partition's share of the batch (redisdriver.ScheduleManyScript, up to the given
-// number of tasks per script), which ScheduleMany runs. Besides the time
+// partition's share of the batch (ScheduleManyScript, up to the given
+// number of tasks per script), which Driver.ScheduleMany runs. Besides the time
 // per task it reports what Redis did per task, from INFO commandstats:
 // the commands it ran (scripts and the commands inside them) and its time
 // executing the scripts (a script's time holds the commands it calls),
@@ -36,7 +38,7 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 		chunk   int
 	}{
 		{"one script per task, random IDs looked up (before)", scheduleScriptBefore, 0},
-		{"one script per task", redisdriver.ScheduleScript, 0},
+		{"one script per task", ScheduleScript, 0},
 		{"one script per partition, up to 64 tasks", nil, 64},
 		{"one script per partition, up to 256 tasks", nil, 256},
 	} {
@@ -44,38 +46,34 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 			if err := rdb.FlushAll(ctx).Err(); err != nil {
 				b.Fatal(err)
 			}
-			n, err := New(rdb)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer n.StopNow()
+			d := New(rdb, Options{Prefix: "{scheduler}", Partitions: 64})
 			due := time.Now().Add(time.Hour)
-			tasks := make([]newTask, batch)
+			tasks := make([]driver.NewTask, batch)
 			before := commandStats(b, rdb)
 			b.ResetTimer()
 			for b.Loop() {
 				for i := range tasks {
-					tasks[i] = newTask{id: randomID(), kind: "k", payload: []byte("payload"), due: due.UnixMicro(), maxRetries: 25}
+					tasks[i] = driver.NewTask{ID: randomHex(), Kind: "k", Payload: []byte("payload"), Due: due, MaxRetries: 25}
 				}
 				var calls []scriptCall
-				sc := redisdriver.ScheduleManyScript
+				sc := ScheduleManyScript
 				if mode.perTask != nil {
 					sc = mode.perTask
 					for _, t := range tasks {
-						p := n.st.partOf(t.id)
-						calls = append(calls, scriptCall{keys: p.TaskKeys(t.kind, t.id),
-							args: []any{t.id, t.kind, t.payload, strconv.FormatInt(t.due, 10), t.maxRetries, "0", p.Channel(), ""}})
+						p := d.partOf(t.ID)
+						calls = append(calls, scriptCall{keys: p.TaskKeys(t.Kind, t.ID),
+							args: []any{t.ID, t.Kind, t.Payload, strconv.FormatInt(t.Due.UnixMicro(), 10), t.MaxRetries, "0", p.Channel(), ""}})
 					}
 				} else {
-					byPart := make([][]int, len(n.st.parts))
+					byPart := make([][]int, len(d.parts))
 					for i, t := range tasks {
-						pi := partitionIndex(t.id, len(n.st.parts))
+						pi := d.partOf(t.ID).Index
 						byPart[pi] = append(byPart[pi], i)
 					}
 					for pi, idx := range byPart {
 						for len(idx) > 0 {
 							k := min(len(idx), mode.chunk)
-							calls = append(calls, storeBatch{part: n.st.parts[pi], tasks: idx[:k]}.call(tasks))
+							calls = append(calls, storeBatch{part: d.parts[pi], tasks: idx[:k]}.call(tasks))
 							idx = idx[k:]
 						}
 					}
@@ -101,10 +99,17 @@ func BenchmarkScheduleManyScripts(b *testing.B) {
 	}
 }
 
-// scheduleScriptBefore is redisdriver.ScheduleScript as it was before a random ID was
+// randomHex is 32 random hex digits, as the random IDs of package cluster.
+func randomHex() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// scheduleScriptBefore is ScheduleScript as it was before a random ID was
 // no longer looked up: it reads the done marker and the hash of every
 // task, and sets the metadata with a second HSET.
-var scheduleScriptBefore = redis.NewScript(redisdriver.Source("lib/publish.lua", "lib/part.lua") + `
+var scheduleScriptBefore = redis.NewScript(Source("lib/publish.lua", "lib/part.lua") + `
 local sum = redis.sha1hex(ARGV[2] .. '\0' .. ARGV[4] .. '\0' .. ARGV[3])
 local d = redis.call('GET', MARK)
 if d then

@@ -1,0 +1,52 @@
+package redisdriver
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
+	"github.com/redis/go-redis/v9"
+)
+
+// Storing tasks: one task with ScheduleScript, many with one
+// ScheduleManyScript per partition's share.
+
+// Schedule stores t with ScheduleScript (driver.Scheduling).
+func (d *Driver) Schedule(ctx context.Context, t driver.NewTask) (driver.Stored, error) {
+	p := d.partOf(t.ID)
+	var res string
+	err := d.Replicated(ctx, p.Task(t.ID), func(rdb redis.Scripter) (err error) {
+		res, err = ScheduleScript.Run(ctx, rdb, p.TaskKeys(t.Kind, t.ID), t.ID, t.Kind, t.Payload,
+			strconv.FormatInt(t.Due.UnixMicro(), 10), t.MaxRetries, fixedFlag(t.FixedID), p.Channel(), t.Metadata).Text()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return storedOf(t.ID, res)
+}
+
+// storedOf reads a store script's answer for task id.
+func storedOf(id, res string) (driver.Stored, error) {
+	switch res {
+	case "created":
+		return driver.Created, nil
+	case "exists":
+		return driver.Exists, nil
+	case "done":
+		return driver.AlreadyDone, nil
+	case "conflict":
+		return 0, fmt.Errorf("store %q: %w", id, driver.ErrIDConflict)
+	}
+	return 0, fmt.Errorf("store %q: unexpected answer %q", id, res)
+}
+
+// fixedFlag is the scripts' "fixed" field: "1" when the caller chose the
+// ID.
+func fixedFlag(fixed bool) string {
+	if fixed {
+		return "1"
+	}
+	return "0"
+}
