@@ -214,7 +214,7 @@ func (n *Node) bulk(ctx context.Context, a bulkAction, sel Selection) (BulkResul
 		r.Now = n.nowLocked()
 		n.mu.Unlock()
 	case driver.BulkCancel:
-		r.Retention, r.Keep = n.cfg.retention, keepDoneOf(n.cfg.keepDone)
+		r.Retention, r.Keep = n.cfg.retention, n.cfg.keepDone.driver()
 		r.Canceled = func(id string) {
 			n.unload(id)
 			n.cancelRun(id)
@@ -225,12 +225,4 @@ func (n *Node) bulk(ctx context.Context, a bulkAction, sel Selection) (BulkResul
 		return res, n.failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
 	}
 	return res, nil
-}
-
-// keepDoneOf is WithKeepDone's setting as the driver takes it.
-func keepDoneOf(k keepDone) driver.KeepDone {
-	if !k.on {
-		return driver.KeepDone{}
-	}
-	return driver.KeepDone{Age: k.age, Max: k.max}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Running a script on many partitions in one pipeline, for the code of
-// package cluster not yet behind driver.Driver (ScheduleMany); the
+// package cluster not yet behind driver.Driver (store.runPipelined); the
 // operations over every partition (List, Counts, Pause, the bulk actions)
 // are the driver's.
 

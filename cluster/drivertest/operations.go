@@ -20,6 +20,7 @@ func runOperations(t *testing.T, h Harness) {
 	t.Run("a paused kind is paused for every driver of the store until resumed", func(t *testing.T) { opsPause(t, h) })
 	t.Run("pauses and resumes racing from two drivers leave the kind as the last one says", func(t *testing.T) { opsPauseRace(t, h) })
 	t.Run("the timeline has one entry per minute asked", func(t *testing.T) { opsTimeline(t, h) })
+	runOperationsOnTasks(t, h)
 	t.Run("a state error names the state and wraps ErrWrongState", func(t *testing.T) { opsStateError(t) })
 }
 

@@ -135,12 +135,3 @@ func (d *Driver) cancelEach(ctx context.Context, r driver.BulkRequest, byPart ma
 	}
 	return out, firstErr
 }
-
-// keepArgs are the script arguments of k: age (µs) and max, max 0 when
-// done records are not kept.
-func keepArgs(k driver.KeepDone) []any {
-	if k.Max == 0 {
-		return []any{0, 0}
-	}
-	return []any{k.Age.Microseconds(), k.Max}
-}
