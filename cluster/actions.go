@@ -2,17 +2,15 @@ package cluster
 
 import (
 	"context"
-	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
-	"strconv"
+	"errors"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Operators' actions on one stored task: run it now, move it to another
 // time, retry a dead task, delete a dead task, purge the dead. Each is one
-// Lua script that checks the task's state and changes it in the same step,
+// atomic step of the driver that checks the task's state and changes it,
 // so an action never races a claim: either the action finds the task
 // pending and the claim then finds it moved (and leaves it), or the claim
 // won first and the action is refused. A refused action changes nothing.
@@ -40,23 +38,20 @@ func (e *actionError) Error() string { return "cluster: " + e.what + ": " + e.wh
 
 func (e *actionError) Unwrap() error { return e.sentinel }
 
-// actionResult turns an action script's answer into nil or a refusal.
-func actionResult(what, id, res string) error {
-	switch res {
-	case "ok":
+// actionResult turns the driver's answer to an action into nil, a
+// refusal or a failure of the store.
+func (n *Node) actionResult(what, id string, err error) error {
+	var wrong *driver.StateError
+	switch {
+	case err == nil:
 		return nil
-	case "missing":
+	case errors.Is(err, driver.ErrNotFound):
 		return &actionError{what: what + " " + id, why: "no such task", sentinel: ErrNotFound}
-	default:
-		return &actionError{what: what + " " + id, why: "the task is " + res, sentinel: ErrWrongState}
+	case errors.As(err, &wrong):
+		return &actionError{what: what + " " + id, why: "the task is " + string(wrong.State), sentinel: ErrWrongState}
 	}
+	return n.failed(what+" "+id, err)
 }
-
-// The scripts of the actions work on the task's partition and are given
-// partition.taskKeys of the kind the caller believes (an action by ID
-// alone names none: the script answers with the stored kind, and withKind
-// runs it again with that one). Each returns "ok", "missing" or the state
-// that forbids the action.
 
 // RunNow makes a pending task due at once, by Redis's clock (asynq's
 // Inspector.RunTask, River's JobRetry on an available job). The task keeps
@@ -64,7 +59,7 @@ func actionResult(what, id, res string) error {
 // running or dead is refused with ErrWrongState (retry a dead task with
 // Retry), an unknown ID with ErrNotFound.
 func (n *Node) RunNow(ctx context.Context, id string) error {
-	return n.move(ctx, "run now", id, "now", false)
+	return n.move(ctx, "run now", id, time.Time{})
 }
 
 // Reschedule moves a pending task to due: it runs then, and Task.Due says
@@ -75,34 +70,18 @@ func (n *Node) Reschedule(ctx context.Context, id string, due time.Time) error {
 	if due.IsZero() {
 		return invalid("reschedule "+id, "zero due time")
 	}
-	return n.move(ctx, "reschedule", id, strconv.FormatInt(due.UnixMicro(), 10), true)
+	return n.move(ctx, "reschedule", id, due)
 }
 
-func (n *Node) move(ctx context.Context, what, id, at string, setDue bool) error {
+// move runs RunNow (a zero due) or Reschedule on the driver.
+func (n *Node) move(ctx context.Context, what, id string, due time.Time) error {
 	if id == "" {
 		return invalid(what, "empty task ID")
 	}
-	set := "0"
-	if setDue {
-		set = "1"
+	if due.IsZero() {
+		return n.actionResult(what, id, n.drv.RunNow(ctx, id))
 	}
-	p := n.st.partOf(id)
-	return n.action(ctx, what, id, func(kind string) *redis.Cmd {
-		return redisdriver.MoveScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id, at, set, p.Channel())
-	})
-}
-
-// action runs the script of an action on task id, built by run for a kind,
-// first with no kind then, if the task is stored, with its own; and turns
-// its answer into nil or a refusal.
-func (n *Node) action(ctx context.Context, what, id string, run func(kind string) *redis.Cmd) error {
-	res, err := withKind("", func(kind string) (string, error) {
-		return run(kind).Text()
-	})
-	if err != nil {
-		return n.failed(what+" "+id, err)
-	}
-	return actionResult(what, id, res)
+	return n.actionResult(what, id, n.drv.Reschedule(ctx, id, due))
 }
 
 // Retry gives a dead task its retries again and makes it due at once
@@ -113,10 +92,7 @@ func (n *Node) Retry(ctx context.Context, id string) error {
 	if id == "" {
 		return invalid("retry", "empty task ID")
 	}
-	p := n.st.partOf(id)
-	return n.action(ctx, "retry", id, func(kind string) *redis.Cmd {
-		return redisdriver.RetryScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id, p.Channel())
-	})
+	return n.actionResult("retry", id, n.drv.Retry(ctx, id))
 }
 
 // Delete removes the record of a dead task or a done record (asynq's
@@ -127,10 +103,7 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	if id == "" {
 		return invalid("delete", "empty task ID")
 	}
-	p := n.st.partOf(id)
-	return n.action(ctx, "delete", id, func(kind string) *redis.Cmd {
-		return redisdriver.DeleteScript.Run(ctx, n.st.rdb, p.TaskKeys(kind, id), id)
-	})
+	return n.actionResult("delete", id, n.drv.Delete(ctx, id))
 }
 
 // Purge removes every dead task that died before before, and returns how

@@ -2,13 +2,13 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Bulk actions: the single actions (Retry, Delete, Cancel, RunNow) applied
@@ -19,12 +19,13 @@ import (
 // filter.
 //
 // A bulk action works in rounds, as Purge does: it reads a batch of IDs
-// from each partition that may hold more (bulkBatch at most, from the
-// state's sorted set, or from the kind's index of that state when a kind
-// is given), reads their kinds, then runs one script per partition on its
+// from each partition that may hold more (500 at most, from the state's
+// sorted set, or from the kind's index of that state when a kind is
+// given), reads their kinds, then runs one script per partition on its
 // batch, all of them pipelined, so no script holds Redis for long and a
-// round costs three round trips whatever the number of partitions. Each
-// script checks every task again, as the single action's script does:
+// round costs three round trips whatever the number of partitions
+// (driver.Operations.Bulk). Each script checks every task again, as the
+// single action's script does:
 // a task that moved on since it was read (claimed, canceled, retried
 // meanwhile) is refused on its own and left as it is, never half changed.
 // A bulk action is not a snapshot: a task that enters the selection while
@@ -47,35 +48,24 @@ type Selection struct {
 	Before time.Time
 }
 
-// BulkResult is what a bulk action did.
-type BulkResult struct {
-	// Matched is how many tasks the selection matched when read.
-	Matched int
-	// Changed is how many of them the action changed; a task that moved
-	// on between the read and the change is matched, not changed.
-	Changed int
-}
-
-// bulkBatch is how many tasks of a partition one round of a bulk action
-// reads and one script changes.
-const bulkBatch = 500
-
-// bulkIDChunk is how many of the IDs of a selection by IDs one round
-// reads and changes.
-const bulkIDChunk = 4096
+// BulkResult is what a bulk action did: Matched is how many tasks the
+// selection matched when read, Changed how many of them the action
+// changed; a task that moved on between the read and the change is
+// matched, not changed.
+type BulkResult = driver.BulkResult
 
 // bulkAction is one of the bulk actions.
 type bulkAction struct {
-	name   string  // the single action's name: "retry", "delete", ...
-	op     string  // redisdriver.BulkScript's action, or "" for cancel
-	states []State // the states a selection may name
+	name   string            // the single action's name: "retry", "delete", ...
+	action driver.BulkAction // what the driver does
+	states []State           // the states a selection may name
 }
 
 var (
-	bulkRetry  = bulkAction{name: "retry", op: "retry", states: []State{Dead}}
-	bulkDelete = bulkAction{name: "delete", op: "delete", states: []State{Dead, Done}}
-	bulkCancel = bulkAction{name: "cancel", states: []State{Pending, Running, Dead, Done}}
-	bulkRunNow = bulkAction{name: "run now", op: "runnow", states: []State{Pending}}
+	bulkRetry  = bulkAction{name: "retry", action: driver.BulkRetry, states: []State{Dead}}
+	bulkDelete = bulkAction{name: "delete", action: driver.BulkDelete, states: []State{Dead, Done}}
+	bulkCancel = bulkAction{name: "cancel", action: driver.BulkCancel, states: []State{Pending, Running, Dead, Done}}
+	bulkRunNow = bulkAction{name: "run now", action: driver.BulkRunNow, states: []State{Pending}}
 )
 
 // CountSelected counts the tasks sel picks now, without changing any:
@@ -87,18 +77,7 @@ func (n *Node) CountSelected(ctx context.Context, sel Selection) (int, error) {
 	if err := n.checkSelection(ctx, what, bulkCancel, sel); err != nil {
 		return 0, err
 	}
-	if len(sel.IDs) > 0 {
-		total := 0
-		for _, chunk := range chunks(dedupe(sel.IDs), bulkIDChunk) {
-			picked, err := n.st.pickIDs(ctx, sel, chunk)
-			if err != nil {
-				return total, n.failed(what, err)
-			}
-			total += len(picked.kinds)
-		}
-		return total, nil
-	}
-	c, err := n.st.countScan(ctx, sel)
+	c, err := n.drv.CountSelected(ctx, sel.toDriver())
 	if err != nil {
 		return 0, n.failed(what, err)
 	}
@@ -214,160 +193,36 @@ func (e *selectionStateError) Unwrap() []error {
 	return []error{ErrWrongState, scheduler.ErrInvalidArgument}
 }
 
-// bulk applies a to the tasks sel picks.
+// toDriver is sel as the driver takes it.
+func (sel Selection) toDriver() driver.Selection {
+	return driver.Selection{State: sel.State, Kind: sel.Kind, IDs: sel.IDs, Before: sel.Before}
+}
+
+// bulk applies a to the tasks sel picks. A task CancelAll removed leaves
+// this node's window and its run in flight here is canceled, as Cancel
+// does; RunNowAll reads only the tasks after Redis's time as this node
+// reckons it.
 func (n *Node) bulk(ctx context.Context, a bulkAction, sel Selection) (BulkResult, error) {
 	what := a.name + " all " + sel.describe()
 	if err := n.checkSelection(ctx, what, a, sel); err != nil {
 		return BulkResult{}, err
 	}
-	var res BulkResult
-	var err error
-	if len(sel.IDs) > 0 {
-		res, err = n.bulkIDs(ctx, a, sel)
-	} else {
-		res, err = n.bulkScan(ctx, a, sel)
+	r := driver.BulkRequest{Action: a.action, Selection: sel.toDriver()}
+	switch a.action {
+	case driver.BulkRunNow:
+		n.mu.Lock()
+		r.Now = n.nowLocked()
+		n.mu.Unlock()
+	case driver.BulkCancel:
+		r.Retention, r.Keep = n.cfg.retention, n.cfg.keepDone.driver()
+		r.Canceled = func(id string) {
+			n.unload(id)
+			n.cancelRun(id)
+		}
 	}
+	res, err := n.drv.Bulk(ctx, r)
 	if err != nil {
 		return res, n.failed(fmt.Sprintf("%s (%d of %d matched changed)", what, res.Changed, res.Matched), err)
 	}
 	return res, nil
 }
-
-// bulkIDs applies a to the tasks of sel.IDs that match sel, a chunk of
-// IDs at a time: read their kinds and scores, then change the matching
-// ones.
-func (n *Node) bulkIDs(ctx context.Context, a bulkAction, sel Selection) (BulkResult, error) {
-	var res BulkResult
-	for _, chunk := range chunks(dedupe(sel.IDs), bulkIDChunk) {
-		picked, err := n.st.pickIDs(ctx, sel, chunk)
-		if err != nil {
-			return res, err
-		}
-		res.Matched += len(picked.kinds)
-		out, err := n.apply(ctx, a, sel, picked.byPart, picked.kinds)
-		for _, o := range out {
-			res.Changed += o.changed
-		}
-		if err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-// bulkScan applies a to the tasks sel picks by state, kind and time, in
-// rounds over the partitions that may hold more.
-func (n *Node) bulkScan(ctx context.Context, a bulkAction, sel Selection) (BulkResult, error) {
-	var res BulkResult
-	sc, err := n.st.newScan(ctx, sel)
-	if err != nil {
-		return res, err
-	}
-	if a.op == "runnow" {
-		// Only the tasks not due yet: those after Redis's time, as this
-		// node reckons it; each partition's script then answers its own.
-		n.mu.Lock()
-		from := "(" + strconv.FormatInt(n.nowLocked().UnixMicro(), 10)
-		n.mu.Unlock()
-		for i := range sc.from {
-			sc.from[i] = from
-		}
-	}
-	parts := n.st.parts
-	// A partition is read again while its last read filled a batch and
-	// some of what it read left the selection, or found tasks whose kind
-	// it must read again; one whose batch all stayed (their sets disagree)
-	// is left rather than read forever. What it reads again is matched
-	// once.
-	stalls := map[int]int{} // rounds in a row a partition found kinds to read again
-	for len(parts) > 0 {
-		batch, err := sc.read(ctx, parts)
-		if err != nil {
-			return res, err
-		}
-		kinds, err := n.st.kindsOf(ctx, batch.byPart)
-		if err != nil {
-			return res, err
-		}
-		for _, kind := range kinds {
-			if kind != "" {
-				res.Matched++
-			}
-		}
-		out, err := n.apply(ctx, a, sel, batch.byPart, kinds)
-		for _, o := range out {
-			res.Changed += o.changed
-		}
-		if err != nil {
-			return res, err
-		}
-		var more []partition
-		for pi, o := range out {
-			if a.op == "runnow" && o.now != "" {
-				sc.from[pi] = "(" + o.now
-			}
-			if o.skipped > 0 {
-				stalls[pi]++
-			} else {
-				stalls[pi] = 0
-			}
-			left := o.given > o.kept+o.skipped
-			if batch.full[pi] && left || o.skipped > 0 && stalls[pi] < 3 {
-				res.Matched -= o.kept + o.skipped
-				more = append(more, n.st.parts[pi])
-			}
-		}
-		parts = more
-	}
-	return res, nil
-}
-
-// partOutcome is what a round of a bulk action did in one partition: of
-// the tasks it was given, how many it changed, how many it left because
-// their kind is not the one read (read again next round), how many
-// entries left without their task it dropped, how many it left though
-// they are still selected (a next read finds them again), and Redis's
-// time in the script (µs).
-type partOutcome struct {
-	given, changed, skipped, strays, kept int
-	now                                   string
-}
-
-// apply runs a on the tasks of byPart (by partition index), of the kinds
-// given, and returns what it did in each partition.
-func (n *Node) apply(ctx context.Context, a bulkAction, sel Selection, byPart map[int][]string, kinds map[string]string) (map[int]partOutcome, error) {
-	if a.op == "" {
-		return n.cancelEach(ctx, sel, byPart, kinds)
-	}
-	return n.st.runBulk(ctx, a.op, sel, byPart, kinds)
-}
-
-// dedupe is ids without repeats, in their first order.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// chunks splits ids into slices of at most size.
-func chunks(ids []string, size int) [][]string {
-	var out [][]string
-	for len(ids) > size {
-		out = append(out, ids[:size])
-		ids = ids[size:]
-	}
-	if len(ids) > 0 {
-		out = append(out, ids)
-	}
-	return out
-}
-
-// errBulkReply is the cause of the error of a bulk script whose reply is
-// not what it writes.
-var errBulkReply = errors.New("bad reply from a bulk script")

@@ -39,7 +39,7 @@ func (n *Node) Health(ctx context.Context, timeout time.Duration) (Health, error
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := n.st.rdb.Ping(pctx).Err(); err != nil {
+	if err := n.drv.Ping(pctx); err != nil {
 		return Health{Reason: "redis did not answer within " + timeout.String() + ": " + err.Error()}, nil
 	}
 	if age := n.cfg.clock.Now().Sub(renewed); renewed.IsZero() || age > n.cfg.lease {

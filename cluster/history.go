@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strings"
 )
 
@@ -16,16 +15,9 @@ import (
 // MaxHistory is how many run records a task keeps: the latest ones.
 const MaxHistory = driver.MaxHistory
 
-// maxHistoryError is how many bytes of a failed run's error text a run
-// record keeps (Info.LastError keeps the whole text of the last one).
-const maxHistoryError = driver.MaxHistoryError
-
 // RunRecord is one run of a task, as the store recorded it. Times come
 // from Redis's clock.
 type RunRecord = driver.RunRecord
-
-// parseHistory reads the field "hist" of a task's hash, oldest run first.
-func parseHistory(s string) []RunRecord { return redisdriver.ParseHistory(s) }
 
 // ownerNode is the node part of an owner token ("<node>:<counter>").
 func ownerNode(token string) string {

@@ -2,16 +2,9 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Inspecting the store: Node.Get, Node.Counts and Node.CountsByKind,
@@ -99,176 +92,52 @@ type Info struct {
 // task of a paused kind, which waits in its kind's index only, costs a
 // second read there.
 func (n *Node) Get(ctx context.Context, id string) (info Info, ok bool, err error) {
-	p := n.st.partOf(id)
-	keys := []string{p.Pending(), p.Lease(), p.Dead(), p.DoneSet(), p.Paused(), p.Task(id)}
-	vals, err := redisdriver.GetScript.Run(ctx, n.st.rdb, keys, id).StringSlice()
+	ti, ok, err := n.drv.Get(ctx, id)
 	if err != nil {
 		return Info{}, false, n.failed("get "+id, err)
 	}
-	if len(vals) < 3 {
+	if !ok {
 		return Info{}, false, nil
 	}
-	f := make(map[string]string, (len(vals)-3)/2)
-	for i := 3; i+1 < len(vals); i += 2 {
-		f[vals[i]] = vals[i+1]
-	}
-	info = infoFromHash(id, State(vals[0]), vals[1] == "1", f)
-	next := vals[2]
-	if info.State == Pending && next == "" {
-		score, err := n.st.rdb.ZScore(ctx, p.KindIndex(string(Pending), info.Kind), id).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return Info{}, false, n.failed("get "+id, err)
-		}
-		if err == nil {
-			next = strconv.FormatFloat(score, 'f', 0, 64)
-		}
-	}
-	if info.State == Pending && next != "" {
-		if us, err := parseMicros(next); err == nil {
-			info.NextRun = time.UnixMicro(us)
-		}
-	}
-	return info, true, nil
+	return infoOf(ti), true, nil
 }
 
-// infoFromHash reads a task's hash, found in state.
-func infoFromHash(id string, state State, paused bool, f map[string]string) Info {
-	info := Info{State: state, Paused: paused}
-	due, _ := parseMicros(f["due"])
-	info.ID = id
-	info.Kind = f["kind"]
-	info.Payload = []byte(f["payload"])
-	info.Due = time.UnixMicro(due)
-	info.Attempt, _ = strconv.Atoi(f["attempt"])
-	info.Lost, _ = strconv.Atoi(f["lost"])
-	info.MaxRetries, _ = strconv.Atoi(f["max"])
-	info.LastError = f["err"]
-	info.History = parseHistory(f["hist"])
-	if state == Running && f["owner"] != "" {
-		info.Owner = ownerNode(f["owner"])
-		if us, err := parseMicros(f["start"]); err == nil {
-			info.Started = time.UnixMicro(us)
-		}
+// infoOf is the Info of a task the driver read.
+func infoOf(ti driver.TaskInfo) Info {
+	info := Info{
+		Task:  Task{ID: ti.ID, Kind: ti.Kind, Payload: ti.Payload, Due: ti.Due, Attempt: ti.Attempt, Lost: ti.Lost},
+		State: ti.State, MaxRetries: ti.MaxRetries, LastError: ti.LastError,
+		NextRun: ti.NextRun, Finished: ti.Finished, Paused: ti.Paused, History: ti.History,
 	}
-	if state == Done {
-		if us, err := parseMicros(f["fin"]); err == nil {
-			info.Finished = time.UnixMicro(us)
-		}
-		if h := info.History; len(h) > 0 && h[len(h)-1].Outcome == OutcomeCanceled {
-			info.Canceled = true
-		}
+	if ti.State == Running && ti.Owner != "" {
+		info.Owner = ownerNode(ti.Owner)
+		info.Started = ti.Started
 	}
-	info.Retrying = state == Pending && (info.Attempt > 0 || info.Lost > 0)
+	if h := info.History; ti.State == Done && len(h) > 0 && h[len(h)-1].Outcome == OutcomeCanceled {
+		info.Canceled = true
+	}
+	info.Retrying = ti.State == Pending && (info.Attempt > 0 || info.Lost > 0)
 	return info
 }
 
-// errShortReply is the cause of the error of a script whose reply is
-// shorter than the script writes.
-var errShortReply = errors.New("short reply from Redis")
-
 // Counts is how many tasks the store holds in each state. A pending task
 // of a paused kind counts as pending.
-type Counts struct {
-	Pending, Running, Dead, Done int64
-}
+type Counts = driver.Counts
 
 // KindCounts is how many tasks of one kind the store holds in each state,
 // and whether the kind is paused.
-type KindCounts struct {
-	Kind string
-	Counts
-	Paused bool
-}
-
-// partCounts is what redisdriver.CountsScript found in one partition.
-type partCounts struct {
-	total Counts
-	kinds map[string]KindCounts
-}
-
-// countParts runs redisdriver.CountsScript in every partition, in one round trip (two
-// when a partition's paused kinds are not those given), for the kinds
-// given for each partition (by index; nil for none) besides the paused
-// ones.
-func (s store) countParts(ctx context.Context, kinds [][]string, paused [][]string) ([]partCounts, error) {
-	if paused == nil {
-		paused = make([][]string, len(s.parts))
-	}
-	replies, err := pausedCalls(ctx, s.rdb, redisdriver.CountsScript, s.parts, paused, func(p partition, paused []string) scriptCall {
-		names := union(paused, kinds[p.Index])
-		keys := []string{p.Pending(), p.Lease(), p.Dead(), p.DoneSet(), p.Paused()}
-		args := make([]any, len(names))
-		for i, kind := range names {
-			keys = append(keys, p.KindKeys(kind)...)
-			args[i] = kind
-		}
-		return scriptCall{keys: keys, args: args}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]partCounts, len(s.parts))
-	for i, r := range replies {
-		vals, _ := r.([]any)
-		nums := make([]int64, len(vals))
-		for j, v := range vals {
-			nums[j], _ = v.(int64)
-		}
-		if len(nums) < 4 || (len(nums)-4)%5 != 0 {
-			return nil, fmt.Errorf("%w: %d values", errShortReply, len(nums))
-		}
-		pc := partCounts{total: Counts{Pending: nums[0], Running: nums[1], Dead: nums[2], Done: nums[3]},
-			kinds: map[string]KindCounts{}}
-		// The kinds come back in the order they were given: rebuild it.
-		names := union(paused[i], kinds[i])
-		if len(names) != (len(nums)-4)/5 {
-			return nil, fmt.Errorf("%w: %d values for %d kinds", errShortReply, len(nums), len(names))
-		}
-		for j, kind := range names {
-			c := nums[4+5*j:]
-			pc.kinds[kind] = KindCounts{Kind: kind, Counts: Counts{Pending: c[0], Running: c[1], Dead: c[2], Done: c[3]},
-				Paused: c[4] == 1}
-		}
-		out[i] = pc
-	}
-	return out, nil
-}
-
-// union is a followed by the kinds of b not in a.
-func union(a, b []string) []string {
-	seen := make(map[string]bool, len(a)+len(b))
-	out := make([]string, 0, len(a)+len(b))
-	for _, list := range [][]string{a, b} {
-		for _, kind := range list {
-			if !seen[kind] {
-				seen[kind] = true
-				out = append(out, kind)
-			}
-		}
-	}
-	return out
-}
+type KindCounts = driver.KindCounts
 
 // Counts counts the stored tasks by state, for every node of the prefix
 // (asynq's Inspector.GetQueueInfo): each partition at one instant, all of
 // them in one round trip. It costs O(P) in Redis for P partitions, plus
 // one step per partition and paused kind.
 func (n *Node) Counts(ctx context.Context) (Counts, error) {
-	parts, err := n.st.countParts(ctx, make([][]string, len(n.st.parts)), nil)
+	c, err := n.drv.Counts(ctx)
 	if err != nil {
 		return Counts{}, n.failed("counts", err)
 	}
-	var total Counts
-	for _, pc := range parts {
-		total = total.plus(pc.total)
-	}
-	return total, nil
-}
-
-// plus is the sum of c and d.
-func (c Counts) plus(d Counts) Counts {
-	return Counts{Pending: c.Pending + d.Pending, Running: c.Running + d.Running, Dead: c.Dead + d.Dead,
-		Done: c.Done + d.Done}
+	return c, nil
 }
 
 // CountsByKind counts the stored tasks by state, in total and for each
@@ -281,64 +150,9 @@ func (c Counts) plus(d Counts) Counts {
 // from the partition's set of kinds, and a kind with no task left at all
 // and paused nowhere from the result.
 func (n *Node) CountsByKind(ctx context.Context) (Counts, []KindCounts, error) {
-	pipe := n.st.rdb.Pipeline()
-	kindsCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
-	pausedCmds := make([]*redis.StringSliceCmd, len(n.st.parts))
-	for i, p := range n.st.parts {
-		kindsCmds[i] = pipe.SMembers(ctx, p.Kinds())
-		pausedCmds[i] = pipe.SMembers(ctx, p.Paused())
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return Counts{}, nil, n.failed("counts by kind", err)
-	}
-	kinds := make([][]string, len(n.st.parts))
-	paused := make([][]string, len(n.st.parts))
-	for i := range n.st.parts {
-		kinds[i], paused[i] = kindsCmds[i].Val(), pausedCmds[i].Val()
-	}
-	parts, err := n.st.countParts(ctx, kinds, paused)
+	total, kinds, err := n.drv.CountsByKind(ctx)
 	if err != nil {
 		return Counts{}, nil, n.failed("counts by kind", err)
 	}
-	var total Counts
-	byKind := map[string]KindCounts{}
-	var empty []partKind
-	for i, pc := range parts {
-		total = total.plus(pc.total)
-		for kind, c := range pc.kinds {
-			if c.Counts == (Counts{}) && !c.Paused {
-				empty = append(empty, partKind{part: n.st.parts[i], kind: kind})
-			}
-			k := byKind[kind]
-			k.Kind, k.Counts, k.Paused = kind, k.Counts.plus(c.Counts), k.Paused || c.Paused
-			byKind[kind] = k
-		}
-	}
-	out := make([]KindCounts, 0, len(byKind))
-	for _, k := range byKind {
-		if k.Counts != (Counts{}) || k.Paused {
-			out = append(out, k)
-		}
-	}
-	slices.SortFunc(out, func(a, b KindCounts) int { return strings.Compare(a.Kind, b.Kind) })
-	n.forgetKinds(ctx, empty)
-	return total, out, nil
-}
-
-// partKind is a kind in one partition.
-type partKind struct {
-	part partition
-	kind string
-}
-
-// forgetKinds drops the kinds found with no task from their partitions'
-// sets of kinds, each after checking again in one script; a failure only
-// leaves them for the next call.
-func (n *Node) forgetKinds(ctx context.Context, kinds []partKind) {
-	calls := make([]scriptCall, len(kinds))
-	for i, pk := range kinds {
-		keys := append([]string{pk.part.Kinds(), pk.part.Paused()}, pk.part.KindKeys(pk.kind)...)
-		calls[i] = scriptCall{keys: keys, args: []any{pk.kind}}
-	}
-	_, _ = evalEach(ctx, n.st.rdb, redisdriver.ForgetKindScript, calls)
+	return total, kinds, nil
 }

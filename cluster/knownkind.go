@@ -2,12 +2,8 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"github.com/go-stpe/scheduler/cluster/driver"
-	"slices"
-	"strings"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
 // Refusing an unknown kind: Pause, Resume and the bulk actions on a kind
@@ -33,31 +29,12 @@ func (n *Node) checkKnownKind(ctx context.Context, what, kind string) error {
 	if local {
 		return nil
 	}
-	pipe := n.st.rdb.Pipeline()
-	nodeKinds := pipe.HVals(ctx, n.st.nodeKinds())
-	var declared *redis.FloatCmd
-	if name, ok := strings.CutPrefix(kind, "@"); ok {
-		declared = pipe.ZScore(ctx, n.st.periodicIndex(), name)
-	}
-	stored := make([]*redis.BoolCmd, 0, 2*len(n.st.parts))
-	for _, p := range n.st.parts {
-		stored = append(stored, pipe.SIsMember(ctx, p.Kinds(), kind), pipe.SIsMember(ctx, p.Paused(), kind))
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	known, err := n.drv.KnownKind(ctx, kind)
+	if err != nil {
 		return n.failed(what, err)
 	}
-	if declared != nil && declared.Err() == nil {
+	if known {
 		return nil
-	}
-	for _, kinds := range nodeKinds.Val() {
-		if slices.Contains(strings.Fields(kinds), kind) {
-			return nil
-		}
-	}
-	for _, c := range stored {
-		if c.Val() {
-			return nil
-		}
 	}
 	return &unknownKindError{what: what, kind: kind}
 }

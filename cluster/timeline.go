@@ -2,12 +2,7 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Minute is one minute of one kind's (or all kinds') history, as
@@ -62,55 +57,22 @@ func (n *Node) Timeline(ctx context.Context, kind string, since time.Time) ([]Mi
 	if first > last {
 		return nil, nil
 	}
-	pipe := n.st.rdb.Pipeline()
-	cmds := make([]*redis.MapStringStringCmd, 0, int(last-first+1)*len(n.st.parts))
-	for m := first; m <= last; m++ {
-		for _, p := range n.st.parts {
-			cmds = append(cmds, pipe.HGetAll(ctx, p.Timeline(m)))
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	got, err := n.drv.ReadTimeline(ctx, kind, first, last)
+	if err != nil {
 		return nil, failed("Timeline", err)
 	}
-	out := make([]Minute, 0, last-first+1)
-	for i, m := 0, first; m <= last; m++ {
+	out := make([]Minute, len(got))
+	for i, mc := range got {
 		var c minuteCounts
-		for range n.st.parts {
-			c.add(cmds[i].Val(), kind)
-			i++
-		}
-		out = append(out, c.minute(time.Unix(m*60, 0)))
-	}
-	return out, nil
-}
-
-// add adds the fields of one partition's minute hash, of kind ("" for
-// every kind). A field it cannot read is left out.
-func (c *minuteCounts) add(fields map[string]string, kind string) {
-	for f, v := range fields {
-		cut := strings.LastIndexByte(f, '|')
-		if cut < 0 || (kind != "" && f[:cut] != kind) {
-			continue
-		}
-		num, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || num < 0 {
-			continue
-		}
-		switch name := f[cut+1:]; name {
-		case "f":
-			c.failed += int(num)
-		case "l":
-			c.lost += int(num)
-		case "p":
-			c.pending += int(num)
-		case "o":
-			c.oldest = max(c.oldest, time.Duration(num)*time.Microsecond)
-		default:
-			if b, err := strconv.Atoi(name); err == nil && b >= 0 && b < timelineBuckets {
-				c.late[b] += uint64(num)
+		for b, v := range mc.Late {
+			if b < timelineBuckets {
+				c.late[b] = v
 			}
 		}
+		c.failed, c.lost, c.pending, c.oldest = mc.Failed, mc.Lost, mc.Pending, mc.Oldest
+		out[i] = c.minute(time.Unix(mc.Minute*60, 0))
 	}
+	return out, nil
 }
 
 // minute is the Minute starting at start these counts make.

@@ -3,10 +3,7 @@ package cluster
 import (
 	"context"
 	"slices"
-	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Kinds no live node handles. Scheduling such a kind is accepted (a
@@ -39,23 +36,19 @@ func (n *Node) warnUnhandled(ctx context.Context) {
 		n.mu.Unlock()
 		return
 	}
-	now := n.nowLocked().UnixMicro()
-	var parts []partition
+	now := n.nowLocked()
+	var parts []int
 	for i, ok := range n.shares.reaped {
 		if ok {
-			parts = append(parts, n.st.parts[i])
+			parts = append(parts, i)
 		}
 	}
 	n.mu.Unlock()
 	if len(parts) == 0 {
 		return
 	}
-	pipe := n.st.rdb.Pipeline()
-	sets := make([]*redis.StringSliceCmd, len(parts))
-	for i, p := range parts {
-		sets[i] = pipe.SMembers(ctx, p.Kinds())
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	stored, err := n.drv.StoredKinds(ctx, parts)
+	if err != nil {
 		if ctx.Err() == nil {
 			n.cfg.logger.Warn("cluster: unhandled kinds: reading the kinds failed", "err", err)
 		}
@@ -64,26 +57,22 @@ func (n *Node) warnUnhandled(ctx context.Context) {
 	clock := n.cfg.clock.Now()
 	var found []string
 	n.mu.Lock()
-	seen := make(map[string]bool)
-	for _, set := range sets {
-		for _, k := range set.Val() {
-			if seen[k] || n.liveKinds[k] {
-				continue
-			}
-			seen[k] = true
-			if _, ok := n.handlers[k]; ok {
-				continue
-			}
-			if last, ok := n.warned[k]; ok && clock.Sub(last) < n.cfg.unhandledEvery {
-				continue
-			}
-			found = append(found, k)
+	for _, k := range stored {
+		if n.liveKinds[k] {
+			continue
 		}
+		if _, ok := n.handlers[k]; ok {
+			continue
+		}
+		if last, ok := n.warned[k]; ok && clock.Sub(last) < n.cfg.unhandledEvery {
+			continue
+		}
+		found = append(found, k)
 	}
 	n.mu.Unlock()
 	slices.Sort(found)
 	for _, k := range found {
-		waiting, oldest, err := n.st.dueOfKind(ctx, parts, k, now)
+		waiting, oldest, err := n.drv.DueOfKind(ctx, parts, k, now)
 		if err != nil {
 			if ctx.Err() == nil {
 				n.cfg.logger.Warn("cluster: unhandled kinds: counting failed", "kind", k, "err", err)
@@ -97,28 +86,6 @@ func (n *Node) warnUnhandled(ctx context.Context) {
 		n.warned[k] = clock
 		n.mu.Unlock()
 		n.cfg.logger.Warn("cluster: no live node handles this kind; its tasks wait pending until a node that handles it starts",
-			"kind", k, "waiting", waiting, "oldest_due", time.UnixMicro(oldest).UTC())
+			"kind", k, "waiting", waiting, "oldest_due", oldest.UTC())
 	}
-}
-
-// dueOfKind counts the pending tasks of kind due by now (µs) in parts, and
-// finds the oldest due time among them.
-func (s store) dueOfKind(ctx context.Context, parts []partition, kind string, now int64) (waiting int64, oldest int64, err error) {
-	pipe := s.rdb.Pipeline()
-	counts := make([]*redis.IntCmd, len(parts))
-	firsts := make([]*redis.ZSliceCmd, len(parts))
-	for i, p := range parts {
-		counts[i] = pipe.ZCount(ctx, p.KindIndex(string(Pending), kind), "-inf", strconv.FormatInt(now, 10))
-		firsts[i] = pipe.ZRangeWithScores(ctx, p.KindIndex(string(Pending), kind), 0, 0)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, 0, err
-	}
-	for i := range parts {
-		waiting += counts[i].Val()
-		if zs := firsts[i].Val(); len(zs) > 0 && (oldest == 0 || int64(zs[0].Score) < oldest) {
-			oldest = int64(zs[0].Score)
-		}
-	}
-	return waiting, oldest, nil
 }

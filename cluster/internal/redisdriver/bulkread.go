@@ -1,10 +1,11 @@
-package cluster
+package redisdriver
 
 import (
 	"context"
 	"errors"
 	"strconv"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -15,8 +16,8 @@ import (
 // scan reads a selection by state, kind and time, a batch per partition
 // and round.
 type scan struct {
-	st  store
-	sel Selection
+	d   *Driver
+	sel driver.Selection
 	// sources are the sorted sets each partition's tasks are read from (by
 	// partition index): the kind's index of the state, or the state's set
 	// and, for pending tasks of every kind, the pending index of each kind
@@ -31,19 +32,19 @@ type scan struct {
 
 // newScan prepares the reading of sel, reading the paused kinds of every
 // partition first when it picks pending tasks of every kind.
-func (s store) newScan(ctx context.Context, sel Selection) (*scan, error) {
-	sc := &scan{st: s, sel: sel, sources: make([][]string, len(s.parts)), from: make([]string, len(s.parts)), to: "+inf"}
+func (d *Driver) newScan(ctx context.Context, sel driver.Selection) (*scan, error) {
+	sc := &scan{d: d, sel: sel, sources: make([][]string, len(d.parts)), from: make([]string, len(d.parts)), to: "+inf"}
 	if !sel.Before.IsZero() {
 		sc.to = "(" + strconv.FormatInt(sel.Before.UnixMicro(), 10)
 	}
 	var paused []map[string]struct{}
-	if sel.State == Pending && sel.Kind == "" {
+	if sel.State == driver.Pending && sel.Kind == "" {
 		var err error
-		if paused, err = s.pausedSets(ctx); err != nil {
+		if paused, err = d.pausedSets(ctx); err != nil {
 			return nil, err
 		}
 	}
-	for i, p := range s.parts {
+	for i, p := range d.parts {
 		sc.from[i] = "-inf"
 		if sel.Kind != "" {
 			sc.sources[i] = []string{p.KindIndex(string(sel.State), sel.Kind)}
@@ -52,7 +53,7 @@ func (s store) newScan(ctx context.Context, sel Selection) (*scan, error) {
 		sc.sources[i] = []string{p.StateSet(string(sel.State))}
 		if paused != nil {
 			for kind := range paused[i] {
-				sc.sources[i] = append(sc.sources[i], p.KindIndex(string(Pending), kind))
+				sc.sources[i] = append(sc.sources[i], p.KindIndex(string(driver.Pending), kind))
 			}
 		}
 	}
@@ -68,8 +69,8 @@ type scanBatch struct {
 
 // read reads up to bulkBatch IDs from each source of parts, in one round
 // trip.
-func (sc *scan) read(ctx context.Context, parts []partition) (scanBatch, error) {
-	pipe := sc.st.rdb.Pipeline()
+func (sc *scan) read(ctx context.Context, parts []Partition) (scanBatch, error) {
+	pipe := sc.d.rdb.Pipeline()
 	cmds := make([][]*redis.StringSliceCmd, len(parts))
 	for i, p := range parts {
 		for _, key := range sc.sources[p.Index] {
@@ -97,14 +98,14 @@ func (sc *scan) read(ctx context.Context, parts []partition) (scanBatch, error) 
 
 // countScan counts what sel (with no IDs) picks, every partition's sources
 // in one round trip.
-func (s store) countScan(ctx context.Context, sel Selection) (int, error) {
-	sc, err := s.newScan(ctx, sel)
+func (d *Driver) countScan(ctx context.Context, sel driver.Selection) (int, error) {
+	sc, err := d.newScan(ctx, sel)
 	if err != nil {
 		return 0, err
 	}
-	pipe := s.rdb.Pipeline()
+	pipe := d.rdb.Pipeline()
 	var cmds []*redis.IntCmd
-	for i := range s.parts {
+	for i := range d.parts {
 		for _, key := range sc.sources[i] {
 			cmds = append(cmds, pipe.ZCount(ctx, key, "-inf", sc.to))
 		}
@@ -128,24 +129,24 @@ type pickedIDs struct {
 
 // pickIDs reads which of ids match sel: their kinds in one round trip,
 // then their scores in their kinds' indexes of sel.State in a second.
-func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (pickedIDs, error) {
+func (d *Driver) pickIDs(ctx context.Context, sel driver.Selection, ids []string) (pickedIDs, error) {
 	byPart := map[int][]string{}
 	for _, id := range ids {
-		p := s.partOf(id)
+		p := d.partOf(id)
 		byPart[p.Index] = append(byPart[p.Index], id)
 	}
-	kinds, err := s.kindsOf(ctx, byPart)
+	kinds, err := d.kindsOf(ctx, byPart)
 	if err != nil {
 		return pickedIDs{}, err
 	}
-	pipe := s.rdb.Pipeline()
+	pipe := d.rdb.Pipeline()
 	scores := map[string]*redis.FloatCmd{}
 	for _, id := range ids {
 		kind := kinds[id]
 		if kind == "" || (sel.Kind != "" && kind != sel.Kind) {
 			continue
 		}
-		scores[id] = pipe.ZScore(ctx, s.partOf(id).KindIndex(string(sel.State), kind), id)
+		scores[id] = pipe.ZScore(ctx, d.partOf(id).KindIndex(string(sel.State), kind), id)
 	}
 	if len(scores) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -161,7 +162,7 @@ func (s store) pickIDs(ctx context.Context, sel Selection, ids []string) (picked
 		if !sel.Before.IsZero() && int64(c.Val()) >= sel.Before.UnixMicro() {
 			continue
 		}
-		pi := s.partOf(id).Index
+		pi := d.partOf(id).Index
 		out.byPart[pi] = append(out.byPart[pi], id)
 		out.kinds[id] = kinds[id]
 	}

@@ -1,27 +1,28 @@
-package cluster
+package redisdriver
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"strconv"
+
+	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// The scripts of the bulk actions: redisdriver.BulkScript changes a batch of one
+// The scripts of the bulk actions: BulkScript changes a batch of one
 // partition's tasks for RetryAll, DeleteAll and RunNowAll, checking each
 // as the single action's script does; CancelAll runs Cancel's script on
-// each task, after a check of its state (redisdriver.BulkCancelScript).
+// each task, after a check of its state (BulkCancelScript).
 
-// runBulk runs redisdriver.BulkScript for op on the tasks of byPart (by partition
+// runBulk runs BulkScript for op on the tasks of byPart (by partition
 // index), of the kinds given, at most bulkBatch per script, every script
 // in one pipeline.
-func (s store) runBulk(ctx context.Context, op string, sel Selection, byPart map[int][]string, kinds map[string]string) (map[int]partOutcome, error) {
-	before := sel.beforeArg()
+func (d *Driver) runBulk(ctx context.Context, op string, sel driver.Selection, byPart map[int][]string, kinds map[string]string) (map[int]partOutcome, error) {
+	before := beforeArg(sel)
 	var calls []scriptCall
 	var owner []int // the partition of each call
 	for pi, ids := range byPart {
-		p := s.parts[pi]
+		p := d.parts[pi]
 		for _, batch := range chunks(ids, bulkBatch) {
 			c := scriptCall{keys: p.FixedKeys(), args: []any{op, string(sel.State), sel.Kind, before, p.Channel()}}
 			for _, id := range batch {
@@ -32,7 +33,7 @@ func (s store) runBulk(ctx context.Context, op string, sel Selection, byPart map
 			owner = append(owner, pi)
 		}
 	}
-	cmds, err := evalEach(ctx, s.rdb, redisdriver.BulkScript, calls)
+	cmds, err := evalEach(ctx, d.rdb, BulkScript, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (s store) runBulk(ctx context.Context, op string, sel Selection, byPart map
 
 // beforeArg is sel.Before as the bulk scripts take it: µs, or "" for
 // none.
-func (sel Selection) beforeArg() string {
+func beforeArg(sel driver.Selection) string {
 	if sel.Before.IsZero() {
 		return ""
 	}
@@ -83,25 +84,27 @@ func intOf(v any) int {
 	return int(i)
 }
 
-// cancelEach runs redisdriver.BulkCancelScript on each task of byPart (by partition
-// index), of the kinds given, in one pipeline, and drops the removed ones
-// from this node's window and runs, as Cancel does.
-func (n *Node) cancelEach(ctx context.Context, sel Selection, byPart map[int][]string, kinds map[string]string) (map[int]partOutcome, error) {
-	before := sel.beforeArg()
+// cancelEach runs BulkCancelScript on each task of byPart (by partition
+// index), of the kinds given, in one pipeline, and tells r.Canceled of the
+// removed ones.
+func (d *Driver) cancelEach(ctx context.Context, r driver.BulkRequest, byPart map[int][]string, kinds map[string]string) (map[int]partOutcome, error) {
+	sel := r.Selection
+	before := beforeArg(sel)
+	keep := keepArgs(r.Keep)
 	var calls []scriptCall
 	var ids []string
 	var owner []int
 	for pi, list := range byPart {
-		p := n.st.parts[pi]
+		p := d.parts[pi]
 		for _, id := range list {
-			args := append([]any{id, n.cfg.retention.Milliseconds(), p.Channel()}, n.cfg.keepDone.args()...)
+			args := append([]any{id, r.Retention.Milliseconds(), p.Channel()}, keep...)
 			args = append(args, string(sel.State), before, sel.Kind)
 			calls = append(calls, scriptCall{keys: p.TaskKeys(kindOr(kinds[id], sel.Kind), id), args: args})
 			ids = append(ids, id)
 			owner = append(owner, pi)
 		}
 	}
-	cmds, err := evalEach(ctx, n.st.rdb, redisdriver.BulkCancelScript, calls)
+	cmds, err := evalEach(ctx, d.rdb, BulkCancelScript, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +123,9 @@ func (n *Node) cancelEach(ctx context.Context, sel Selection, byPart map[int][]s
 			}
 		case len(vals) >= 1 && vals[0] == 1:
 			o.changed++
-			n.unload(ids[i])
-			n.cancelRun(ids[i])
+			if r.Canceled != nil {
+				r.Canceled(ids[i])
+			}
 		case len(vals) >= 4:
 			o.strays += int(vals[2])
 			o.kept += int(vals[3])
