@@ -24,10 +24,6 @@ import (
 // layoutVersion is the layout this version writes and reads.
 const layoutVersion = redisdriver.LayoutVersion
 
-// layoutKey is the key of the layout record of prefix (keyspaces.go finds
-// the keyspaces by it).
-func layoutKey(prefix string) string { return redisdriver.Keys{Prefix: prefix}.Layout() }
-
 // layoutError is a keyspace laid out otherwise than this node expects:
 // "cluster: layout: why", wrapping ErrLayout.
 type layoutError struct{ why string }

@@ -107,7 +107,7 @@ func checkRecord(ctx context.Context, rdb redis.UniversalClient, prefix string, 
 	}
 	if n != 0 && n != parts {
 		return &layoutError{why: "the keyspace under prefix " + strconv.Quote(prefix) + " is recorded with " +
-			strconv.Itoa(n) + " partitions (" + layoutKey(prefix) + "), not " + strconv.Itoa(parts) +
+			strconv.Itoa(n) + " partitions (" + redisdriver.LayoutKey(prefix) + "), not " + strconv.Itoa(parts) +
 			": migrate with -partitions " + strconv.Itoa(n)}
 	}
 	return nil

@@ -28,8 +28,7 @@ import (
 type Node struct {
 	cfg   config
 	drv   driver.Driver         // the store, behind the seam every store implements
-	st    store                 // the Redis keyspace of the code not yet behind drv
-	rdb   redis.UniversalClient // the client New was given (st's may wrap it for the observer)
+	rdb   redis.UniversalClient // the client New was given (the driver's may wrap it for the observer)
 	name  string                // this replica's random name, the stem of its claim tokens
 	seq   atomic.Uint64         // numbers the claim tokens
 	sched *scheduler.Scheduler
@@ -156,7 +155,6 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	n := &Node{
 		cfg:            cfg,
 		drv:            drv,
-		st:             newStore(drv.Client(), cfg.prefix, cfg.partitions),
 		rdb:            rdb,
 		name:           randomID()[:12],
 		sched:          sched,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,23 @@ import (
 // the lifecycle does.
 
 // seedTask stores task id of kind in state at score, in its partition.
+// store is a node's Redis keyspace, for the tests that seed tasks
+// straight into its keys.
+type store struct {
+	rdb   redis.UniversalClient
+	parts []redisdriver.Partition
+}
+
+// partOf is the partition of task id.
+func (s store) partOf(id string) redisdriver.Partition {
+	return s.parts[partitionIndex(id, len(s.parts))]
+}
+
+// seedStore is n's keyspace.
+func (n *Node) seedStore() store {
+	return store{rdb: n.rdb, parts: redisdriver.PartitionsOf(n.cfg.prefix, n.cfg.partitions)}
+}
+
 func seedTask(t *testing.T, st store, id, kind string, state State, score int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -189,7 +207,7 @@ func listMerges(t *testing.T, n *Node) {
 	base := time.Now().Add(time.Hour).UnixMicro()
 	want := map[State][]seeded{}
 	for _, state := range []State{Pending, Running, Dead, Done} {
-		want[state] = seedOps(t, n.st, state, 200, base)
+		want[state] = seedOps(t, n.seedStore(), state, 200, base)
 	}
 	for _, state := range []State{Pending, Running, Dead, Done} {
 		for _, kind := range []string{"", "b"} {
@@ -249,9 +267,9 @@ func listMerges(t *testing.T, n *Node) {
 func actionsFindTheTask(t *testing.T, n *Node, dead int) {
 	ctx := context.Background()
 	now := time.Now()
-	seedTask(t, n.st, "p", "k", Pending, now.Add(time.Hour).UnixMicro())
-	seedTask(t, n.st, "d", "k", Dead, now.Add(-time.Hour).UnixMicro())
-	seedTask(t, n.st, "x", "k2", Done, now.Add(-time.Hour).UnixMicro())
+	seedTask(t, n.seedStore(), "p", "k", Pending, now.Add(time.Hour).UnixMicro())
+	seedTask(t, n.seedStore(), "d", "k", Dead, now.Add(-time.Hour).UnixMicro())
+	seedTask(t, n.seedStore(), "x", "k2", Done, now.Add(-time.Hour).UnixMicro())
 
 	if err := n.RunNow(ctx, "d"); !errors.Is(err, ErrWrongState) {
 		t.Fatalf("run now of a dead task: %v", err)
@@ -280,9 +298,9 @@ func actionsFindTheTask(t *testing.T, n *Node, dead int) {
 		t.Fatalf("deleted: %v, %v", ok, err)
 	}
 	for i := range dead {
-		seedTask(t, n.st, "dead-"+strconv.Itoa(i), "k"+strconv.Itoa(i%2), Dead, now.Add(-time.Minute).UnixMicro())
+		seedTask(t, n.seedStore(), "dead-"+strconv.Itoa(i), "k"+strconv.Itoa(i%2), Dead, now.Add(-time.Minute).UnixMicro())
 	}
-	seedTask(t, n.st, "young", "k", Dead, now.Add(time.Minute).UnixMicro())
+	seedTask(t, n.seedStore(), "young", "k", Dead, now.Add(time.Minute).UnixMicro())
 	removed, err := n.Purge(ctx, now)
 	if err != nil || removed != dead {
 		t.Fatalf("purged %d, %v", removed, err)

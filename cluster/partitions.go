@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 )
 
 // Partitions: the tasks of a prefix are spread over P partitions, each
@@ -45,12 +44,6 @@ const MaxPartitions = 1024
 func WithPartitions(n int) Option {
 	return optionFunc(func(c *config) { c.partitions = n })
 }
-
-// partition is one partition of a prefix (its keys: the Redis driver's).
-type partition = redisdriver.Partition
-
-// partitionsOf makes the n partitions of prefix.
-func partitionsOf(prefix string, n int) []partition { return redisdriver.PartitionsOf(prefix, n) }
 
 // partitionIndex is the partition of task id among n (driver.PartitionOf).
 func partitionIndex(id string, n int) int { return driver.PartitionOf(id, n) }

@@ -50,7 +50,7 @@ func (n *Node) sharesMoved(ctx context.Context) {
 	want := n.shares.followed()
 	var drop []string
 	for id, e := range n.loaded {
-		if !e.backup && !n.shares.owns(e.kind, n.st.partOf(id).Index) {
+		if !e.backup && !n.shares.owns(e.kind, partitionIndex(id, n.cfg.partitions)) {
 			drop = append(drop, id)
 		}
 	}

@@ -65,10 +65,6 @@ func (d *Driver) Addr() string {
 	return ""
 }
 
-// Client is the driver's client (observed when Options.Observe is set),
-// for the code of package cluster not yet moved behind driver.Driver.
-func (d *Driver) Client() redis.UniversalClient { return d.rdb }
-
 // partOf is the partition of task id.
 func (d *Driver) partOf(id string) Partition {
 	return d.parts[driver.PartitionOf(id, len(d.parts))]

@@ -38,6 +38,10 @@ func (k Keys) NodeKinds() string { return k.Prefix + ":nodekinds" }
 // of partitions.
 func (k Keys) Layout() string { return k.Prefix + ":layout" }
 
+// LayoutKey is the layout record's key of prefix, as an operator's
+// message names it.
+func LayoutKey(prefix string) string { return Keys{Prefix: prefix}.Layout() }
+
 // MemberPrefix is the prefix of the member records (a hash per node).
 func (k Keys) MemberPrefix() string { return k.Prefix + ":member:" }
 

@@ -11,7 +11,7 @@ import (
 func TestNoObserverLeavesTheClientAsItIs(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer rdb.Close()
-	if d := New(rdb, Options{Prefix: "p", Partitions: 1}); d.Client() != redis.UniversalClient(rdb) {
-		t.Fatalf("the driver wraps its client without an observer: %T", d.Client())
+	if d := New(rdb, Options{Prefix: "p", Partitions: 1}); d.rdb != redis.UniversalClient(rdb) {
+		t.Fatalf("the driver wraps its client without an observer: %T", d.rdb)
 	}
 }
