@@ -263,4 +263,13 @@
 // tested against a mock. docs/cluster.md has the guarantees table, the
 // measured clock skew tolerated, running on Redis Cluster and how to run
 // the chaos test for longer.
+//
+// This package holds the public API and the rules of a task's life
+// (retries and backoff, lost-run limits, periodic misfire and overlap,
+// time limits, partition ownership, the in-memory window, observation).
+// It reaches the store only through the interface of package driver
+// (cluster/driver); New puts the Redis driver (cluster/internal/redisdriver,
+// which alone knows the keys and the Lua scripts) behind it. It imports
+// the root module, package driver, the Redis driver and go-redis (for
+// New's client, Migrate, RecordedPartitions and Keyspaces).
 package cluster

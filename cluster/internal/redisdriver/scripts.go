@@ -41,7 +41,7 @@ func Source(files ...string) string {
 // in a state (of a kind, before a time). Per task it does what retryScript,
 // deleteScript or moveScript (run now) does; a task that moved on is left
 // as it is. KEYS: the partition's fixed keys, then five per task (see
-// luaPart). ARGV: action ("retry", "delete" or "runnow"), state, kind or
+// lua/lib/part.lua). ARGV: action ("retry", "delete" or "runnow"), state, kind or
 // "", time (µs, exclusive) or "", channel, then the tasks' IDs. Returns
 // {changed, left because their kind is not the one given, entries without
 // their task dropped, Redis's time, left unchanged though still in the
@@ -51,7 +51,7 @@ var BulkScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "bulk.
 
 // BulkCancelScript is Cancel's script run on a task only if it is still
 // in a state (of a kind, before a time): the check CancelAll adds. KEYS:
-// the task's keys (partition.taskKeys). ARGV: Cancel's five, then the
+// the task's keys (Partition.TaskKeys). ARGV: Cancel's five, then the
 // state, the time (µs, exclusive) or "", the kind or "". Returns Cancel's
 // {removed, was leased}, then 1 if it dropped an entry left without its
 // task, and 1 if it left the task though it is still in the state's set
@@ -62,7 +62,7 @@ var BulkCancelScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", 
 // periodic occurrence (kind "@...") it leaves the done marker, so that no
 // node stores the occurrence again. With WithKeepDone the task is kept as
 // a done record whose last run record says canceled (a done record itself
-// is removed). KEYS: the task's keys (partition.taskKeys). ARGV: id,
+// is removed). KEYS: the task's keys (Partition.TaskKeys). ARGV: id,
 // retention (ms), channel, keep age (µs), keep max (0: none kept). Returns
 // {removed, was leased}, each 0 or 1.
 var CancelScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/history.lua", "lib/keepdone.lua", "lib/cancel.lua")
@@ -70,7 +70,7 @@ var CancelScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib
 // ClaimScript moves a due task from pending to leased, for one owner,
 // stamps the claim's start (field "start", for the run history) and
 // remembers its pending score (field "next") for a hand-back.
-// KEYS: the task's keys (partition.taskKeys). ARGV: id, expected due,
+// KEYS: the task's keys (Partition.TaskKeys). ARGV: id, expected due,
 // lease (µs), owner token, channel. A won claim publishes "claimed <id>",
 // so that the other nodes drop the task from their windows without
 // claiming it in vain. A task of a paused kind is never claimed: it is not
@@ -84,7 +84,7 @@ var ClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/
 // CompleteScript records a successful run: a done record with
 // WithKeepDone (the reaper trims the records past the bounds), else the
 // task is removed; either way a done marker is left when the caller chose
-// its ID. KEYS: the task's keys (partition.taskKeys), then the minute's
+// its ID. KEYS: the task's keys (Partition.TaskKeys), then the minute's
 // timeline hash if the run is counted (timeline_record.go). ARGV: id,
 // owner token, retention (ms), keep age (µs), keep max (0: none kept), the
 // timeline hash's time to live (ms). Returns "done", or "lost" if the
@@ -125,7 +125,7 @@ var ExtendScript = script("lib/now.lua", "extend.lua")
 
 // FailScript records a failed run: back to pending for a retry at Redis's
 // time plus the backoff, or dead. KEYS: the task's keys
-// (partition.taskKeys), then the minute's timeline hash if the run is
+// (Partition.TaskKeys), then the minute's timeline hash if the run is
 // counted. ARGV: id, owner token, error, backoff (µs), channel, "1" to
 // make it dead at once (ErrSkipRetry), outcome (failed or timed out), the
 // timeline hash's time to live (ms). Returns "retry", "dead", or "lost" if
@@ -197,8 +197,8 @@ var PageScript = script("lib/pausedgiven.lua", "page.lua")
 var PauseScript = script("pause.lua")
 
 // PeriodicClaimScript claims an occurrence of a periodic task:
-// claimScript with the periodic rules (luaMisfire) first. KEYS: as
-// claimScript's. ARGV: claimScript's, then luaMisfire's.
+// ClaimScript with the periodic rules (lua/lib/misfire.lua) first. KEYS: as
+// ClaimScript's. ARGV: ClaimScript's, then those of lua/lib/misfire.lua.
 var PeriodicClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/misfire.lua", "lib/claim.lua")
 
 // CursorScript writes a periodic task's settings to its cursor and moves
@@ -219,7 +219,7 @@ var PeriodicRunScript = script("periodic_run.lua")
 // attempt; past the limit of lost runs they go dead. It checks each lease
 // again, so a task renewed or reaped since expiredScript listed it is left
 // alone. KEYS: the partition's fixed keys, then five per task (see
-// luaPart), then the minute's timeline hash if lost runs are counted
+// lua/lib/part.lua), then the minute's timeline hash if lost runs are counted
 // (timeline_record.go). ARGV: channel, max lost runs, the timeline hash's
 // time to live (ms), then the tasks' IDs. Returns the lost runs, an ID
 // then "pending" or "dead" for each (a stale lease of a task gone is
@@ -233,14 +233,14 @@ var ListRecordsScript = script("lib/now.lua", "records.lua")
 // ReleaseScript hands a claimed task back to pending without counting an
 // attempt. It keeps the time the task was pending for (field "next", set
 // by the claim), so a task handed back never runs before its due time.
-// KEYS: the task's keys (partition.taskKeys). ARGV: id, owner token,
+// KEYS: the task's keys (Partition.TaskKeys). ARGV: id, owner token,
 // channel. Returns "released", or "lost" if the owner no longer holds the
 // task.
 var ReleaseScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/history.lua", "release.lua")
 
 // RemoveDoneScript removes done records of one partition, each with its
 // index entry, unless it left the done set meanwhile. KEYS: the
-// partition's fixed keys, then five per record (see luaPart). ARGV: the
+// partition's fixed keys, then five per record (see lua/lib/part.lua). ARGV: the
 // records' IDs. Returns how many it removed.
 var RemoveDoneScript = script("lib/publish.lua", "lib/part.lua", "remove_done.lua")
 
@@ -259,7 +259,7 @@ var RetryScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/
 // kind. A done record (WithKeepDone) whose done marker is gone does not
 // hold its ID: it is replaced, unless it is of another kind (a conflict,
 // until the record is trimmed or deleted).
-// KEYS: the task's keys (partition.taskKeys). ARGV: id, kind, payload,
+// KEYS: the task's keys (Partition.TaskKeys). ARGV: id, kind, payload,
 // due, max retries, fixed ("1" when the caller chose the ID), channel, the
 // observer's metadata ("" for none; not part of the checksum).
 // Returns "created", "exists" (the same task is stored), "done" (the same
