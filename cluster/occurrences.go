@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -106,21 +105,4 @@ func (n *Node) storesMissed(p *periodic, next, now time.Time) bool {
 		return next.IsZero() || next.After(now)
 	}
 	return false
-}
-
-// microsText writes t as the scripts read it, µs since the epoch, ""
-// for the zero Time (the periodic claim's arguments).
-func microsText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return strconv.FormatInt(t.UnixMicro(), 10)
-}
-
-// boolText writes b as the scripts read it: "1" or "0".
-func boolText(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
 }

@@ -1,71 +1,40 @@
 package pgdriver
 
-import "time"
+import "github.com/go-stpe/scheduler/cluster/driver"
 
-// Mirrors of the Scheduling group's records as the scheduling branch
-// declares them in cluster/driver (scheduling.go), field for field, so
-// that Driver's methods have their signatures before the records land on
-// this module's cluster/driver; each becomes an alias of the driver's
-// type then.
+// The driver's records that Driver's methods take and return, under the
+// names this package's tests and callers use.
 
-// NewTask is a task to store, checked by the caller (driver.NewTask).
-type NewTask struct {
-	ID, Kind string
-	Payload  []byte
-	// Due is when the task is due (microsecond precision).
-	Due        time.Time
-	MaxRetries int
-	// FixedID is true when the caller chose the ID: the ID then names
-	// the task for retention, and a task of the same ID that ran keeps
-	// it from being stored again (AlreadyDone).
-	FixedID bool
-	// Metadata is stored with the task and given back to its runs ("" for
-	// none); it is not part of the task's identity.
-	Metadata string
-}
+// NewTask is a task to store, checked by the caller.
+type NewTask = driver.NewTask
 
-// Stored is what storing a task found (driver.Stored).
-type Stored int
+// Stored is what storing a task found.
+type Stored = driver.Stored
 
 const (
 	// StoredCreated: the task is stored, pending.
-	StoredCreated Stored = iota + 1
+	StoredCreated = driver.Created
 	// StoredExists: the same task was stored already, and is left as it
 	// is.
-	StoredExists
+	StoredExists = driver.Exists
 	// StoredAlreadyDone: the same task already ran (or was canceled, for
 	// a periodic occurrence), and is not stored again.
-	StoredAlreadyDone
+	StoredAlreadyDone = driver.AlreadyDone
 )
 
-// ScheduleManyResult is what ScheduleMany did with one task: Stored, or
-// the error that kept it from being stored (driver.ScheduleManyResult).
-type ScheduleManyResult struct {
-	Stored Stored
-	Err    error
-}
+// ScheduleManyResult is what ScheduleMany did with one task.
+type ScheduleManyResult = driver.ScheduleManyResult
 
-// Mirrors of the Claims group's records as the claims branch declares
-// them in cluster/driver (claims.go).
-
-// Recorded is what recording a run's outcome did (driver.Recorded); its
-// values are the Store's Outcome strings.
-type Recorded string
+// Recorded is what recording a run's outcome did.
+type Recorded = driver.Recorded
 
 const (
-	// RecordedLost: the owner no longer held the task; nothing changed.
-	RecordedLost Recorded = "lost"
-	// RecordedDone: a successful run was recorded.
-	RecordedDone Recorded = "done"
-	// RecordedRetry: the failed task is pending for its retry.
-	RecordedRetry Recorded = "retry"
-	// RecordedDead: the failed task is dead.
-	RecordedDead Recorded = "dead"
-	// RecordedReleased: the task is pending again, handed back.
-	RecordedReleased Recorded = "released"
+	RecordedLost     = driver.RecordedLost
+	RecordedDone     = driver.RecordedDone
+	RecordedRetry    = driver.RecordedRetry
+	RecordedDead     = driver.RecordedDead
+	RecordedReleased = driver.RecordedReleased
 )
 
-// Held is a task an owner holds under a lease (driver.Held).
-type Held struct {
-	ID, Kind, Owner string
-}
+// Held is a task an owner holds under a lease.
+type Held = driver.Held
