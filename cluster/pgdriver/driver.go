@@ -3,10 +3,9 @@ package pgdriver
 import "context"
 
 // Driver is the cluster's Postgres driver: the methods of driver.Driver's
-// groups, as the engineers moving the cluster behind the seam settle
-// them, on a Store. Each method keeps its group's rule and signature; the
-// records of a group not yet on this module's cluster/driver are mirrored
-// in driver_records.go until they land. It is safe for concurrent use.
+// groups, on a Store, each with its group's rule and signature. It does
+// not yet implement the whole interface (so no node runs on it yet). It
+// is safe for concurrent use.
 type Driver struct {
 	st *Store
 }

@@ -7,8 +7,7 @@ import (
 	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// The Claims group of driver.Driver (the claims branch's
-// cluster/driver/claims.go), so far renewing leases, listing the expired
+// The Claims group of driver.Driver (cluster/driver/claims.go), so far renewing leases, listing the expired
 // ones, and recording a completion or a hand-back. Every time they stamp
 // or compare is the database's clock.
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 )
 
-// The Operations group of driver.Driver (the operations branch's
-// cluster/driver/operations.go), so far its pausing of kinds and its ping.
+// The Operations group of driver.Driver (cluster/driver/operations.go),
+// so far its pausing of kinds and its ping.
 
 // Pause pauses kind for every partition at once (one row of
 // stpe_paused_kinds): its pending tasks keep their times, and no claim or

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The Scheduling group of driver.Driver (the scheduling branch's
-// cluster/driver/scheduling.go): storing tasks, canceling them, and
+// The Scheduling group of driver.Driver (cluster/driver/scheduling.go):
+// storing tasks, canceling them, and
 // trimming the done records, on the Store's statements.
 
 // Schedule stores t unless its ID is taken, in one statement (or, when
