@@ -1,0 +1,2 @@
+-- Reserved for a migration being written; empty until then.
+SELECT 1;
