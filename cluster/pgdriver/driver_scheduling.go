@@ -71,8 +71,9 @@ func (d *Driver) Cancel(ctx context.Context, id, kind string, retention time.Dur
 // of KeepDone: those finished (by the database's clock, when the record
 // was made) before olderThan (the caller's time), and, of the rest, the
 // oldest past the newest max across all partitions; at most batch per
-// partition each way. full is true if some partition had more to trim
-// than it listed. It only reads: RemoveDone removes them. River's job
+// partition of the aged, and batch in all of the rest (as the Redis
+// driver lists them). full is true if there was more to trim than it
+// listed. It only reads: RemoveDone removes them. River's job
 // cleaner, asynq's janitor.
 func (d *Driver) DoneToTrim(ctx context.Context, olderThan time.Time, max, batch int) (victims map[int][]string, full bool, err error) {
 	if max < 0 || batch < 1 {
@@ -83,7 +84,7 @@ WITH aged AS (
     SELECT partition, id, row_number() OVER (PARTITION BY partition ORDER BY finished_at, id) AS n
     FROM stpe_tasks WHERE state = 'done' AND finished_at < $1
 ), past_max AS (
-    SELECT partition, id, row_number() OVER (PARTITION BY partition ORDER BY finished_at, id) AS n
+    SELECT partition, id, row_number() OVER (ORDER BY finished_at, id) AS n
     FROM (
         SELECT partition, id, finished_at FROM stpe_tasks
         WHERE state = 'done' AND finished_at >= $1
