@@ -112,8 +112,10 @@ func (d *Driver) Extend(ctx context.Context, lease time.Duration, held []Held) (
 
 // Expired lists, by partition index, the running tasks of partitions
 // (all if nil) whose lease expired by the database's clock, at most limit
-// per partition, earliest expiry first; full is true if some partition
-// had more. It only reads: the reaper takes them back.
+// per partition, earliest expiry first, in one statement; full is true if
+// some partition had limit or more (as the Redis driver says it). It only
+// reads: Reap takes them back. River's rescuer and asynq's recoverer
+// look for the same.
 func (d *Driver) Expired(ctx context.Context, partitions []int, limit int) (expired map[int][]string, full bool, err error) {
 	if limit < 1 {
 		return nil, false, invalid("expired", "limit %d < 1", limit)
@@ -127,13 +129,16 @@ SELECT partition, id, n FROM (
     FROM stpe_tasks
     WHERE state = 'running' AND lease_expires <= statement_timestamp()
       AND ($1::integer[] IS NULL OR partition = ANY($1::integer[]))
-) AS due WHERE n <= $2 + 1`, partitionsArg(partitions), limit)
+) AS due WHERE n <= $2`, partitionsArg(partitions), limit)
 	if err != nil {
 		return nil, false, failed("expired", err)
 	}
-	expired, full, err = byPartition(rows, limit)
+	expired, _, err = byPartition(rows, limit)
 	if err != nil {
 		return nil, false, failed("expired", err)
+	}
+	for _, ids := range expired {
+		full = full || len(ids) >= limit
 	}
 	return expired, full, nil
 }
