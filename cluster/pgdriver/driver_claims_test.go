@@ -13,8 +13,7 @@ import (
 // TestDriverExtendAndExpired: Extend renews the leases their owner holds
 // and returns the others; Expired lists, by partition, the leases expired
 // by the database's clock, at most limit per partition (full when one had
-// the limit or more),
-// and only of the partitions asked.
+// the limit or more), and only of the partitions asked.
 func TestDriverExtendAndExpired(t *testing.T) {
 	ctx := context.Background()
 	d, pool := newDriver(t)
