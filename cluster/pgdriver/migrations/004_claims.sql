@@ -1,6 +1,5 @@
 -- The claims of the driver: the periodic rules of an occurrence's claim,
--- the notice that a periodic occurrence's run ended, and the index the
--- window loads and the depth samples read.
+-- and the notice that a periodic occurrence's run ended.
 
 -- stpe_occurrence_rule decides what the misfire and overlap rules of a
 -- periodic task say of the claim of its occurrence occ (asked for the time
@@ -83,7 +82,3 @@ CREATE TRIGGER stpe_tasks_run_ended AFTER UPDATE ON stpe_tasks
 CREATE TRIGGER stpe_tasks_run_removed AFTER DELETE ON stpe_tasks
     FOR EACH ROW WHEN (OLD.state = 'running' AND left(OLD.kind, 1) = '@')
     EXECUTE FUNCTION stpe_notify_ended();
-
--- The window's load (LoadDue) and the depth samples (PendingDepths): the
--- pending tasks of each kind of a partition, by run_at.
-CREATE INDEX stpe_tasks_pending_kind ON stpe_tasks (partition, kind, run_at) WHERE state = 'pending';
