@@ -8,11 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The claim: one UPDATE moves a due task from pending to running for one
-// owner token, with a lease, so only one node can win it (the row lock
-// makes a second claimer wait, then find it running). Whether the task is
-// due is judged by the database's clock, so a node whose clock runs ahead
-// never starts a task early.
+// The claim: one statement locks the task's row, reads it and, if it is
+// pending and due, moves it to running for one owner token, with a lease,
+// so only one node can win it (the row lock makes a second claimer wait,
+// then find it running) and every other answer says what the row held.
+// Whether the task is due is judged by the database's clock, so a node
+// whose clock runs ahead never starts a task early.
 
 // ClaimOutcome is what a claim found.
 type ClaimOutcome int
@@ -55,8 +56,12 @@ const claimSet = `state = 'running', lease_token = $token, claimed_at = statemen
 // claimReturning is what a won claim reads back, in claimedTask's order.
 const claimReturning = `t.id, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata, t.lease_expires`
 
-// notPaused is the condition that the kind of the row t is not paused.
-const notPaused = `NOT EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
+// isPaused is the condition that the kind of the row t is paused,
+// notPaused that it is not.
+const (
+	isPaused  = `EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
+	notPaused = `NOT ` + isPaused
+)
 
 // claimOneSQL is the statement of the claim of one task, for owner $2
 // under a lease of $3 µs by node $4, if it is pending for no later than
@@ -92,7 +97,7 @@ func claimOneSQL(periodic bool) string {
 	return named(`
 WITH `+rule+`cur AS MATERIALIZED (
     SELECT t.id, t.state, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata,
-        t.fixed`+sum+`, NOT `+notPaused+` AS paused
+        t.fixed`+sum+`, `+isPaused+` AS paused
     FROM stpe_tasks t WHERE t.id = $1`+gate+`
     FOR UPDATE OF t
 ), won AS (
