@@ -195,13 +195,7 @@ func (d *Driver) Reap(ctx context.Context, expired map[int][]string, maxLost int
 	if maxLost < 0 {
 		return nil, invalid("reap", "max lost runs %d < 0", maxLost)
 	}
-	var ids []string
-	var parts []int32
-	for p, list := range expired {
-		for _, id := range list {
-			ids, parts = append(ids, id), append(parts, int32(p))
-		}
-	}
+	ids, parts := listedIDs(expired)
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -131,13 +131,7 @@ func byPartition(rows pgx.Rows, limit int) (ids map[int][]string, full bool, err
 // or removed meanwhile), or not of the partition it is listed under; it
 // returns how many it removed.
 func (d *Driver) RemoveDone(ctx context.Context, victims map[int][]string) (int, error) {
-	var ids []string
-	var parts []int32
-	for p, list := range victims {
-		for _, id := range list {
-			ids, parts = append(ids, id), append(parts, int32(p))
-		}
-	}
+	ids, parts := listedIDs(victims)
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -148,6 +142,17 @@ WHERE t.id = v.id AND t.partition = v.partition AND t.state = 'done'`, ids, part
 		return 0, failed("remove done", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// listedIDs flattens IDs listed by partition index into the IDs and, at
+// the same index, their partitions, as a statement's arrays.
+func listedIDs(byPartition map[int][]string) (ids []string, parts []int32) {
+	for p, list := range byPartition {
+		for _, id := range list {
+			ids, parts = append(ids, id), append(parts, int32(p))
+		}
+	}
+	return ids, parts
 }
 
 // taskOf is t as the Store takes it.
