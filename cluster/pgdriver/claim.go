@@ -89,15 +89,15 @@ func claimOneSQL(periodic bool) string {
     DELETE FROM stpe_tasks t USING cur
     WHERE t.id = cur.id AND cur.state = 'pending' AND ` + verdict + ` = 'skip'
     RETURNING t.id
-), ` + markDone("cur", "fixed AND state = 'pending' AND "+verdict+" = 'skip'", "$10")
+), ` + markDone("cur", "state = 'pending' AND "+verdict+" = 'skip'", "$10")
 		from = "rule CROSS JOIN cur"
 		more = ", rule.verdict, rule.blocked_until, EXISTS (SELECT 1 FROM skipped)"
-		sum = ", md5(t.payload) AS sum"
+		sum = "md5(t.payload) AS sum, "
 	}
 	return named(`
 WITH `+rule+`cur AS MATERIALIZED (
     SELECT t.id, t.state, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata,
-        t.fixed`+sum+`, `+isPaused+` AS paused
+        `+sum+isPaused+` AS paused
     FROM stpe_tasks t WHERE t.id = $1`+gate+`
     FOR UPDATE OF t
 ), won AS (
