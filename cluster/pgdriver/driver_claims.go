@@ -113,9 +113,17 @@ func (d *Driver) Extend(ctx context.Context, lease time.Duration, held []Held) (
 // Expired lists, by partition index, the running tasks of partitions
 // (all if nil) whose lease expired by the database's clock, at most limit
 // per partition, earliest expiry first, in one statement; full is true if
-// some partition had limit or more (as the Redis driver says it). It only
-// reads: Reap takes them back. River's rescuer and asynq's recoverer
-// look for the same.
+// some partition had limit or more (as the Redis driver says it). It
+// changes no task: Reap takes them back. River's rescuer and asynq's
+// recoverer look for the same.
+//
+// Since the reaper of every started node calls it every quarter lease, it
+// also runs the driver's purge of what expired (driver_purge.go): at most
+// once per Options.PurgeEvery (a minute by default; sooner while a
+// backlog is left), when no other driver is purging, in bounded batches.
+// A failed purge does not fail the listing, which the reap loop would
+// take for a failed reap: it is counted in Purges (with its error) and
+// the next run retries.
 func (d *Driver) Expired(ctx context.Context, partitions []int, limit int) (expired map[int][]string, full bool, err error) {
 	if limit < 1 {
 		return nil, false, invalid("expired", "limit %d < 1", limit)
@@ -140,6 +148,7 @@ SELECT partition, id, n FROM (
 	for _, ids := range expired {
 		full = full || len(ids) >= limit
 	}
+	d.purgeIfDue(ctx)
 	return expired, full, nil
 }
 

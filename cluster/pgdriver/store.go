@@ -32,6 +32,7 @@ type Store struct {
 	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
+	purgeEvery  time.Duration // Options.PurgeEvery, DefaultPurgeEvery if 0
 }
 
 // Options configure New.
@@ -45,6 +46,11 @@ type Options struct {
 	// Node names the node this store serves, as its claims record it
 	// (StoredTask.ClaimedBy, the run history's RunRecord.Node).
 	Node string
+	// PurgeEvery is the least time between two purges of what expired
+	// (Driver.Expired, which the reaper of every started node calls):
+	// DefaultPurgeEvery if 0; a negative value turns the driver's purge
+	// off, and the program then calls Store.PurgeExpired itself.
+	PurgeEvery time.Duration
 }
 
 // New returns the Store of pool. A negative number of partitions is an
@@ -64,7 +70,11 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if of == nil {
 		of = driver.PartitionOf
 	}
-	return &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}, nil
+	every := opts.PurgeEvery
+	if every == 0 {
+		every = DefaultPurgeEvery
+	}
+	return &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}, nil
 }
 
 // Partitions is the number of partitions of the store.
