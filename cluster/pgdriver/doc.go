@@ -51,7 +51,16 @@
 //   - Complete, Fail and ReapExpired count the run in the per-minute
 //     timeline (driver.Timeline) in the same statement: its start lateness
 //     bucket, and failed or lost; PurgeExpired deletes the markers and
-//     minutes whose time ran out.
+//     minutes whose time ran out, and the done records past their age.
+//   - The driver purges by itself (Redis expires the same keys by their
+//     TTL): Driver.Expired, which the reaper of every started node calls
+//     every quarter lease, runs PurgeExpired at most once per
+//     Options.PurgeEvery (a minute by default; sooner while a backlog is
+//     left), in batches of 1000 rows each its own transaction, at most 10
+//     per table and call, under an advisory try-lock so that one node
+//     purges at a time. A failed purge never fails the listing (the reap
+//     loop would take it for a failed reap): it is counted in
+//     Driver.Purges and the next run retries.
 //   - A task stored, made pending (a retry, a release, a reap) or dead,
 //     and a cancel, send a notice on its partition's channel, in the
 //     transaction that makes the change: a ScheduleTx's notice goes out
