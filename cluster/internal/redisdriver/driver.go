@@ -22,6 +22,8 @@ type Driver struct {
 
 	replicaAcks    int           // replicas a write Replicated runs waits for; 0: none
 	replicaTimeout time.Duration // how long it waits at most
+
+	listening listening // the channels its subscriptions follow
 }
 
 var _ driver.Driver = (*Driver)(nil)

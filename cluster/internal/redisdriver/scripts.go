@@ -71,9 +71,10 @@ var CancelScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib
 // stamps the claim's start (field "start", for the run history) and
 // remembers its pending score (field "next") for a hand-back.
 // KEYS: the task's keys (Partition.TaskKeys). ARGV: id, expected due,
-// lease (µs), owner token, channel. A won claim publishes "claimed <id>",
-// so that the other nodes drop the task from their windows without
-// claiming it in vain. A task of a paused kind is never claimed: it is not
+// lease (µs), owner token, channel, then "1" if the claimer hears the
+// channel itself, else "0". A won claim publishes "claimed <id>", so that
+// the other nodes drop the task from their windows without claiming it in
+// vain; not when the claimer is the channel's one listener on the server. A task of a paused kind is never claimed: it is not
 // in the pending set (pause.go), and the script checks the kind again.
 // Returns {0} if the task is not pending (claimed elsewhere, canceled, done
 // or paused), {2, score, kind} if it is pending for a later time than
@@ -84,11 +85,12 @@ var ClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/
 // CompleteScript records a successful run: a done record with
 // WithKeepDone (the reaper trims the records past the bounds), else the
 // task is removed; either way a done marker is left when the caller chose
-// its ID. KEYS: the task's keys (Partition.TaskKeys), then the minute's
-// timeline hash if the run is counted (timeline_record.go). ARGV: id,
-// owner token, retention (ms), keep age (µs), keep max (0: none kept), the
-// timeline hash's time to live (ms). Returns "done", or "lost" if the
-// owner no longer holds the task.
+// its ID. Without a done record it writes no run history and reads no
+// clock: the task is deleted. KEYS: the task's keys (Partition.TaskKeys),
+// then the minute's timeline hash if the run is counted
+// (timeline_record.go). ARGV: id, owner token, retention (ms), keep age
+// (µs), keep max (0: none kept), the timeline hash's time to live (ms).
+// Returns "done", or "lost" if the owner no longer holds the task.
 var CompleteScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/history.lua", "lib/keepdone.lua", "lib/timeline.lua", "complete.lua")
 
 // CountsScript counts a partition's tasks by state, in total and for
@@ -198,7 +200,8 @@ var PauseScript = script("pause.lua")
 
 // PeriodicClaimScript claims an occurrence of a periodic task:
 // ClaimScript with the periodic rules (lua/lib/misfire.lua) first. KEYS: as
-// ClaimScript's. ARGV: ClaimScript's, then those of lua/lib/misfire.lua.
+// ClaimScript's. ARGV: ClaimScript's but the last, then those of
+// lua/lib/misfire.lua, then ClaimScript's last.
 var PeriodicClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/misfire.lua", "lib/claim.lua")
 
 // CursorScript writes a periodic task's settings to its cursor and moves
