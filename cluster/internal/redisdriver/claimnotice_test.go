@@ -14,14 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// spublishCalls is how many SPUBLISH the server has run (INFO
-// commandstats, those of scripts included).
-func spublishCalls(t *testing.T, rdb *redis.Client) int64 {
+// commandCalls is how many times the server has run command (INFO
+// commandstats, the calls of scripts included).
+func commandCalls(t *testing.T, rdb *redis.Client, command string) int64 {
 	t.Helper()
 	info, err := rdb.Info(context.Background(), "commandstats").Result()
 	require.NoError(t, err)
 	for line := range strings.SplitSeq(info, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_spublish:calls="); ok {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+command+":calls="); ok {
 			n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
 			require.NoError(t, err)
 			return n
@@ -70,11 +70,11 @@ func TestClaimedIsSentOnlyWhenAnotherNodeHearsTheChannel(t *testing.T) {
 	<-subscribed
 
 	alone := dueTaskIn(t, claimer, 1)
-	before := spublishCalls(t, rdb)
+	before := commandCalls(t, rdb, "spublish")
 	c, err := claimer.Claim(ctx, alone, "k", time.Now(), time.Minute, "claimer:1")
 	require.NoError(t, err)
 	require.Equal(t, driver.ClaimWon, c.Outcome)
-	require.Equal(t, before, spublishCalls(t, rdb), "the claimer alone hears the channel: no notice")
+	require.Equal(t, before, commandCalls(t, rdb, "spublish"), "the claimer alone hears the channel: no notice")
 
 	heard := make(chan string, 4)
 	otherSubscribed := make(chan struct{}, 4)

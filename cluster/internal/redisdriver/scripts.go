@@ -12,10 +12,14 @@ import (
 // Every Lua script of the store, each the concatenation of files of lua/:
 // a script's own file after the shared definitions it uses (lua/lib).
 // Each script runs atomically in Redis, so no two nodes ever see a
-// half-made change. A script's SHA-1 is part of the keyspace's contract:
-// nodes of two versions run side by side during a rolling deploy only if
-// they run the same scripts, so scripts_test.go pins every SHA-1, and a
-// change of a script is a change of the layout version.
+// half-made change. scripts_test.go pins every script's SHA-1, so that
+// no script changes unnoticed. During a rolling deploy nodes of two
+// versions run side by side, each its own scripts (EVALSHA names a script
+// by its SHA-1), on the same data: a script may change only if the data
+// it reads and writes keeps its shape (the same keys, fields, scores and
+// messages, meaning the same). A change of that shape is a change of the
+// layout version (LayoutVersion), and then old and new nodes must not
+// share a keyspace.
 
 //go:embed lua
 var luaFiles embed.FS

@@ -9,9 +9,11 @@ import (
 )
 
 // pinnedScripts is every script's SHA-1 as the layout version "2" runs
-// it. Nodes of two versions share a keyspace during a rolling deploy, so a
-// script must not change without a new layout version (LayoutVersion):
-// the nodes of the old version would run the old script beside it.
+// it. Nodes of two versions share a keyspace during a rolling deploy, the
+// old scripts beside the new: a script changes here only if the data it
+// reads and writes keeps its shape; a change of that shape needs a new
+// layout version (LayoutVersion), under which old and new nodes do not
+// share a keyspace.
 var pinnedScripts = map[string]string{
 	"bulk":            "b8bac7604bf5711d2a65223a359f0d48ef575c4d",
 	"bulk cancel":     "c5db2873a88e12f162ff38bb97a46db956f0a85e",
@@ -53,7 +55,7 @@ func TestEveryScriptKeepsItsPinnedSHA1(t *testing.T) {
 	}
 	for sha, name := range got {
 		if pinnedScripts[name] != sha {
-			t.Errorf("script %q has SHA-1 %s, pinned %s: a changed script needs a new layout version", name, sha, pinnedScripts[name])
+			t.Errorf("script %q has SHA-1 %s, pinned %s: pin a script whose data keeps its shape anew; a change of the data's shape needs a new layout version", name, sha, pinnedScripts[name])
 		}
 	}
 }
