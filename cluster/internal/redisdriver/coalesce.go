@@ -19,16 +19,51 @@ import (
 // claim is as fast as before; a busy node's calls cost one write and one
 // read per batch. Each call is still its own script, atomic on its own.
 //
-// Only on one server (or a Sentinel's master): there a call slow to
-// answer is a server slow for every call. On a Redis Cluster the calls go
-// to the masters of their partitions, and a batch waiting for a call to
-// one master would make the calls to the others wait for it too.
+// The calls are batched by the server that runs them: on a Redis Cluster,
+// by the master of their partition's slot, so that no call waits for a
+// call to another master; a call slow to answer is then a server slow for
+// every call of the batch anyway.
 
-// coalescer sends the script calls of a driver made meanwhile in one
+// batchers are a driver's coalescers: one for one server (or a Sentinel's
+// master), one per master of a Redis Cluster.
+type batchers struct {
+	cluster *redis.ClusterClient // nil: one server
+
+	one coalescer // one server's calls
+
+	// mu guards byMaster.
+	mu       sync.Mutex
+	byMaster map[string]*coalescer // by the master's address
+}
+
+// run runs sc with keys and args as the coalescer of the server that holds
+// keys[0] does; alone if the cluster's map does not say which master that
+// is.
+func (b *batchers) run(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if b.cluster == nil {
+		return b.one.run(ctx, rdb, sc, keys, args...)
+	}
+	master, err := b.cluster.MasterForKey(ctx, keys[0])
+	if err != nil {
+		return sc.Run(ctx, rdb, keys, args...)
+	}
+	addr := master.Options().Addr
+	b.mu.Lock()
+	c := b.byMaster[addr]
+	if c == nil {
+		if b.byMaster == nil {
+			b.byMaster = make(map[string]*coalescer)
+		}
+		c = &coalescer{}
+		b.byMaster[addr] = c
+	}
+	b.mu.Unlock()
+	return c.run(ctx, rdb, sc, keys, args...)
+}
+
+// coalescer sends the script calls to one server made meanwhile in one
 // pipeline.
 type coalescer struct {
-	off bool // the calls go out alone: the client is a Redis Cluster's
-
 	// mu guards queue and busy.
 	mu    sync.Mutex
 	queue []*queuedCall // the calls made while busy, in order
@@ -49,9 +84,6 @@ type queuedCall struct {
 // the next batch, and returns its reply; a call whose ctx ends while it
 // waits in the queue is not sent, and answers ctx's error.
 func (c *coalescer) run(ctx context.Context, rdb redis.UniversalClient, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
-	if c.off {
-		return sc.Run(ctx, rdb, keys, args...)
-	}
 	c.mu.Lock()
 	if c.busy {
 		q := &queuedCall{ctx: ctx, sc: sc, call: scriptCall{keys: keys, args: args}, done: make(chan struct{})}

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -110,4 +112,59 @@ func TestALoneCallGoesOutAtOnce(t *testing.T) {
 	assert.Equal(t, "alone", got)
 	assert.Zero(t, counter.pipelines.Load(), "no pipeline for a lone call")
 	assert.False(t, c.busy)
+}
+
+// TestConcurrentClaimsEachWinOnce: many workers claiming the same due
+// tasks at once, their calls batched, win each task exactly once, on one
+// server and on a Redis Cluster (batched by master).
+func TestConcurrentClaimsEachWinOnce(t *testing.T) {
+	for _, setup := range []struct {
+		name   string
+		client func(t *testing.T) redis.UniversalClient
+	}{
+		{"one server", func(t *testing.T) redis.UniversalClient {
+			return redistest.Start(t, redistest.Options{}).Client()
+		}},
+		{"Redis Cluster", func(t *testing.T) redis.UniversalClient {
+			return redistest.StartCluster(t, redistest.ClusterOptions{}).Client()
+		}},
+	} {
+		t.Run(setup.name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := setup.client(t)
+			t.Cleanup(func() { rdb.Close() })
+			d := New(rdb, Options{Prefix: "{cw}", Partitions: 16})
+			const tasks, workers = 100, 16
+			due := time.Now().Add(-time.Second)
+			batch := make([]driver.NewTask, tasks)
+			for i := range batch {
+				batch[i] = driver.NewTask{ID: "t" + strconv.Itoa(i), Kind: "k", Payload: []byte("p"), Due: due, MaxRetries: 1}
+			}
+			for _, r := range d.ScheduleMany(ctx, batch) {
+				require.NoError(t, r.Err)
+			}
+			var won [tasks]atomic.Int32
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					owner := "node:" + strconv.Itoa(w)
+					for i := range tasks {
+						c, err := d.Claim(ctx, batch[i].ID, "k", due, time.Minute, owner)
+						if !assert.NoError(t, err) {
+							return
+						}
+						if c.Outcome == driver.ClaimWon {
+							won[i].Add(1)
+							_, err := d.Complete(ctx, batch[i].ID, "k", owner, time.Hour, driver.KeepDone{}, driver.Timeline{})
+							assert.NoError(t, err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for i := range won {
+				assert.Equal(t, int32(1), won[i].Load(), "task %d won once", i)
+			}
+		})
+	}
 }

@@ -24,7 +24,7 @@ type Driver struct {
 	replicaTimeout time.Duration // how long it waits at most
 
 	listening listening // the channels its subscriptions follow
-	batches   coalescer // the claims and completions made meanwhile (coalesce.go)
+	batches   batchers  // the claims and completions made meanwhile (coalesce.go)
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -45,7 +45,7 @@ type Options struct {
 
 // New returns the driver of the keyspace o names, on rdb.
 func New(rdb redis.UniversalClient, o Options) *Driver {
-	_, spread := rdb.(*redis.ClusterClient)
+	cluster, _ := rdb.(*redis.ClusterClient)
 	return &Driver{
 		rdb:   observeRedis(rdb, o.Observe),
 		plain: rdb,
@@ -54,7 +54,7 @@ func New(rdb redis.UniversalClient, o Options) *Driver {
 
 		replicaAcks:    o.ReplicaAcks,
 		replicaTimeout: o.ReplicaTimeout,
-		batches:        coalescer{off: spread},
+		batches:        batchers{cluster: cluster},
 	}
 }
 
