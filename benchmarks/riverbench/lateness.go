@@ -58,10 +58,11 @@ func (w *latenessWorker) Work(ctx context.Context, job *river.Job[benchArgs]) er
 }
 
 // riverLateness inserts rate jobs a second for duration into a started
-// River client (maxWorkers workers, default fetch settings: LISTEN/NOTIFY plus a
-// poll every second), each available at once (ahead 0) or scheduled ahead
+// River client (maxWorkers workers; default fetch settings, LISTEN/NOTIFY
+// plus a poll every second, or with shortest the shortest River allows,
+// a fetch cooldown and a poll of 1 ms), each available at once (ahead 0) or scheduled ahead
 // in the future, and returns how late their workers started.
-func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration) (*latencies, error) {
+func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration, shortest bool) (*latencies, error) {
 	pool, err := riverPool(ctx, srv, 40)
 	if err != nil {
 		return nil, err
@@ -71,10 +72,14 @@ func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	l := &latencies{done: make(chan struct{}), want: n}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &latenessWorker{l: l})
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+	cfg := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
 		Workers: workers,
-	})
+	}
+	if shortest {
+		cfg.FetchCooldown, cfg.FetchPollInterval = river.FetchCooldownMin, river.FetchPollIntervalMin
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return nil, err
 	}

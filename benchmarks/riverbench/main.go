@@ -23,7 +23,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -38,10 +41,26 @@ func main() {
 	ahead := flag.Duration("ahead", 2*time.Second, "how far ahead the scheduled lateness run schedules its jobs")
 	passes := flag.Int("passes", 1, "passes of every run, interleaved (River, then the Store, in each)")
 	only := flag.String("only", "insert,lateness,takeover", "the runs to make, of insert, lateness and takeover")
+	cpuProfile := flag.String("cpuprofile", "", "write the harness's CPU profile to this file")
+	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address while running")
 	flag.Parse()
+	if *pprofAddr != "" {
+		go func() { log.Print(http.ListenAndServe(*pprofAddr, nil)) }()
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	c := config{inserts: *inserts, goroutines: *goroutines, rate: *rate, duration: *duration, ahead: *ahead}
 	if err := run(c, *passes, strings.Split(*only, ",")); err != nil {
 		log.Print(err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -133,26 +152,27 @@ func insertRuns(ctx context.Context, srv *pgserver.Server, c config) error {
 // scheduled c.ahead.
 func latenessRuns(ctx context.Context, srv *pgserver.Server, c config) error {
 	for _, a := range []time.Duration{0, c.ahead} {
-		l, err := riverLateness(ctx, srv, c.rate, c.duration, a)
-		if err != nil {
-			return err
-		}
 		what := "available at once"
 		if a > 0 {
 			what = fmt.Sprintf("scheduled %v ahead", a)
 		}
-		fmt.Printf("River start lateness, %d jobs/s for %v, %s: %s (%s)\n", c.rate, c.duration, what, l, load())
-		l, err = storeLateness(ctx, srv, c.rate, c.duration, a)
+		for _, shortest := range []bool{false, true} {
+			l, err := riverLateness(ctx, srv, c.rate, c.duration, a, shortest)
+			if err != nil {
+				return err
+			}
+			settings := "defaults"
+			if shortest {
+				settings = "FetchCooldown and FetchPollInterval 1 ms"
+			}
+			fmt.Printf("River start lateness (%s), %d jobs/s for %v, %s: %s (%s)\n", settings, c.rate, c.duration, what, l, load())
+		}
+		l, err := storeLateness(ctx, srv, c.rate, c.duration, a)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("pgdriver Store start lateness, %d nodes (a Listener and a window each), %d tasks/s for %v, %s: %s (%s)\n", storeNodes, c.rate, c.duration, what, l, load())
 	}
-	return nil
-}
-
-// takeoverRuns is not written yet.
-func takeoverRuns(ctx context.Context, srv *pgserver.Server, c config) error {
 	return nil
 }
 
