@@ -95,7 +95,11 @@ func run(c config, passes int, only []string) error {
 			case "takeover":
 				err = takeoverRuns(ctx, srv, c)
 			default:
-				err = fmt.Errorf("riverbench: -only %q: want insert, lateness or takeover", what)
+				extra, ok := extraRuns[what]
+				if !ok {
+					return fmt.Errorf("riverbench: -only %q: want insert, lateness, takeover or one of the runs built with tags", what)
+				}
+				err = extra(ctx, srv, c)
 			}
 			if err != nil {
 				return err
@@ -104,6 +108,10 @@ func run(c config, passes int, only []string) error {
 	}
 	return nil
 }
+
+// extraRuns are the runs files built with tags add (clusternode.go), by
+// their -only name.
+var extraRuns = map[string]func(ctx context.Context, srv *pgserver.Server, c config) error{}
 
 // load is the machine's load average over the last minute, from
 // /proc/loadavg ("?" where it cannot be read).
