@@ -128,27 +128,15 @@ func riverTakeover(ctx context.Context, srv *pgserver.Server, shortest bool) (*l
 	w := &takeoverWorker{l: &latencies{done: make(chan struct{}), want: takeoverTasks}, killed: time.Now()}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
-	cfg := &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
+	_, stop, err := startRiver(ctx, pool, &river.Config{
 		Workers:              workers,
 		RescueStuckJobsAfter: takeoverLease,
 		JobTimeout:           takeoverLease, // RescueStuckJobsAfter may not be shorter
-	}
-	if shortest {
-		cfg.FetchCooldown, cfg.FetchPollInterval = river.FetchCooldownMin, river.FetchPollIntervalMin
-	}
-	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
+	}, shortest)
 	if err != nil {
 		return nil, err
 	}
-	if err := client.Start(ctx); err != nil {
-		return nil, err
-	}
-	defer func() {
-		stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		_ = client.Stop(stopCtx)
-	}()
+	defer stop()
 	return w.l, w.l.wait(takeoverLease)
 }
 
