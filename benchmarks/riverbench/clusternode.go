@@ -37,7 +37,7 @@ func pgNode(ctx context.Context, srv *pgserver.Server, db, name string, opts ...
 	if err != nil {
 		return nil, nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := warmPool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

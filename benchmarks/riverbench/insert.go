@@ -27,8 +27,8 @@ func (benchArgs) Kind() string { return "bench" }
 // dbSeq numbers the databases the runs make.
 var dbSeq atomic.Int64
 
-// freshPool makes a new database on srv and a pool on it, sized for
-// goroutines.
+// freshPool makes a new database on srv and a warm pool of conns
+// connections on it.
 func freshPool(ctx context.Context, srv *pgserver.Server, conns int) (*pgxpool.Pool, error) {
 	name := "bench_" + strconv.FormatInt(dbSeq.Add(1), 10)
 	if err := srv.CreateDatabase(name); err != nil {
@@ -39,7 +39,32 @@ func freshPool(ctx context.Context, srv *pgserver.Server, conns int) (*pgxpool.P
 		return nil, err
 	}
 	cfg.MaxConns = int32(conns)
-	return pgxpool.NewWithConfig(ctx, cfg)
+	return warmPool(ctx, cfg)
+}
+
+// warmPool is a pool of cfg with all its connections made, so that no
+// run pays for starting the server's backends (a process each) in its
+// first second, as a long-running client would not.
+func warmPool(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	conns := make([]*pgxpool.Conn, 0, cfg.MaxConns)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for range cfg.MaxConns {
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	return pool, nil
 }
 
 // riverPool is a fresh database migrated by River's rivermigrate.

@@ -159,7 +159,7 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	for i := range storeNodes {
 		cfg := pool.Config().Copy()
 		cfg.MaxConns = 12
-		nodePool, err := pgxpool.NewWithConfig(ctx, cfg)
+		nodePool, err := warmPool(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
