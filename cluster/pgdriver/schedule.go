@@ -48,10 +48,9 @@ const raceRounds = 8
 // Conflict, until the record's age runs out).
 // The insert notifies the task's partition. Calls made while another is
 // in flight are stored together, in one statement (schedule_combine.go).
-// Bad input (an empty ID, an ID
-// over 512 bytes, a kind empty, over 200 bytes or with white space, a
-// zero due time, negative retries) is an error wrapping
-// scheduler.ErrInvalidArgument, and nothing is stored.
+// Bad input (an empty ID, an ID over 512 bytes, a kind empty, over 200
+// bytes or with white space, a zero due time, negative retries) is an
+// error wrapping scheduler.ErrInvalidArgument, and nothing is stored.
 func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error) {
 	if err := s.validTask(task); err != nil {
 		return "", err

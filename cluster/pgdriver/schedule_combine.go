@@ -18,8 +18,10 @@ import (
 // nothing when no other is in flight. The batch is a statement of its own
 // (autocommit), not a transaction: each task's insert is independent, and
 // the tasks whose ID is taken are answered by each caller's own
-// statements (Store.schedule), as a lone call would be. River and asynq
-// insert one job per call and transaction.
+// statements (Store.schedule), as a lone call would be. If the combined
+// insert fails, each caller stores its task itself, and gets its own
+// answer or error (Exists, if the failure came after the commit). River
+// and asynq insert one job per call and transaction.
 
 // maxCombined bounds the tasks of one combined insert.
 const maxCombined = 1000
