@@ -175,11 +175,17 @@ func latenessRuns(ctx context.Context, srv *pgserver.Server, c config) error {
 			}
 			fmt.Printf("River start lateness (%s), %d jobs/s for %v, %s: %s (%s)\n", settings, c.rate, c.duration, what, l, load())
 		}
-		l, err := storeLateness(ctx, srv, c.rate, c.duration, a)
-		if err != nil {
-			return err
+		for _, batch := range []bool{false, true} {
+			l, err := storeLateness(ctx, srv, c.rate, c.duration, a, batch)
+			if err != nil {
+				return err
+			}
+			claims := "a claim per task"
+			if batch {
+				claims = "claims in batches, ClaimDue"
+			}
+			fmt.Printf("pgdriver Store start lateness, %d nodes (a Listener and a window each, %s), %d tasks/s for %v, %s: %s (%s)\n", storeNodes, claims, c.rate, c.duration, what, l, load())
 		}
-		fmt.Printf("pgdriver Store start lateness, %d nodes (a Listener and a window each), %d tasks/s for %v, %s: %s (%s)\n", storeNodes, c.rate, c.duration, what, l, load())
 	}
 	return nil
 }

@@ -49,6 +49,11 @@ type windowNode struct {
 	// notDue counts the claims sent before the database's clock said due.
 	fired, rtt *latencies
 	notDue     atomic.Int64
+
+	// batch: timers kick claimDueLoop (claimdue.go) instead of claiming
+	// their one task.
+	batch bool
+	kick  chan struct{}
 }
 
 // arm sets a timer that claims task id at runAt, unless one is set.
@@ -66,6 +71,10 @@ func (n *windowNode) arm(id string, runAt time.Time) {
 	n.timers.Add(1)
 	time.AfterFunc(time.Until(runAt), func() {
 		defer n.timers.Done()
+		if n.batch {
+			n.fire(id)
+			return
+		}
 		n.claim(id)
 	})
 }
@@ -133,7 +142,7 @@ func newToken() string {
 // storeLateness schedules rate tasks a second for duration on a fresh
 // database, each due at once (ahead 0) or ahead in the future, while
 // storeNodes window nodes run them, and returns how late each started.
-func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration) (*latencies, error) {
+func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration, batch bool) (*latencies, error) {
 	pool, err := freshPool(ctx, srv, 40)
 	if err != nil {
 		return nil, err
@@ -148,10 +157,11 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var nodes []*windowNode
-	var loaders sync.WaitGroup
+	var loaders, completions sync.WaitGroup
 	defer func() {
 		stop()
 		loaders.Wait()
+		completions.Wait()
 		for _, node := range nodes {
 			node.timers.Wait()
 		}
@@ -168,7 +178,8 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		if err != nil {
 			return nil, err
 		}
-		node := &windowNode{pool: nodePool, store: st, l: l, ctx: runCtx, armed: make(map[string]bool), fired: fired, rtt: rtt}
+		node := &windowNode{pool: nodePool, store: st, l: l, ctx: runCtx, armed: make(map[string]bool), fired: fired, rtt: rtt,
+			batch: batch, kick: make(chan struct{}, 1)}
 		for p := i; p < st.Partitions(); p += storeNodes {
 			node.parts = append(node.parts, p)
 		}
@@ -186,10 +197,16 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		defer lis.Close()
 		<-subscribed
 		nodes = append(nodes, node)
-		loaders.Add(1)
+		loaders.Add(2)
 		go func() {
 			defer loaders.Done()
 			node.loadEvery(runCtx)
+		}()
+		go func() {
+			defer loaders.Done()
+			if batch {
+				node.claimDueLoop(&completions)
+			}
 		}()
 	}
 	scheduler, err := pgdriver.New(pool, pgdriver.Options{})
