@@ -15,7 +15,7 @@ import (
 // Exit statuses.
 const (
 	exitOK     = 0 // the command did what it was asked
-	exitFailed = 1 // the operation failed or was refused (not found, wrong state, Redis)
+	exitFailed = 1 // the operation failed or was refused (not found, wrong state, the store)
 	exitUsage  = 2 // bad usage: unknown command, bad flag, malformed time or cursor
 )
 
@@ -62,16 +62,18 @@ func lookup(name string) *command {
 }
 
 // run runs stpectl with args (without the program name) and returns its exit
-// status. getenv reads the environment (the default Redis address).
+// status. getenv reads the environment (the default store's address).
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	// Nothing stpectl writes to stderr (its errors, the node's log lines)
-	// may show a Redis password, whatever its source.
+	// may show a password of Redis or PostgreSQL, whatever its source.
 	stderr = redactingWriter{stderr}
 	var g globals
 	top := flag.NewFlagSet("stpectl", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
 	g.register(top, getenv)
-	if err := top.Parse(args); err != nil {
+	err := top.Parse(args)
+	g.noteGiven(top)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			mainUsage(stdout)
 			return exitOK
@@ -102,6 +104,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	runCmd := cmd.define(fs)
 	g.register(fs, nil)
 	pos, err := parseInterleaved(fs, rest[1:])
+	g.noteGiven(fs)
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(stdout, cmd, fs)
 		return exitOK
@@ -136,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case cmd.bulk != nil && fs.Lookup("all").Value.String() == "true":
 		what += " -all"
 	}
-	where := failure{what: what, addr: g.conn.String(), timeout: g.timeout}
+	where := failure{what: what, store: g.storeName(), addr: g.storeAddr(), timeout: g.timeout}
 	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
 	if err != nil {
 		where.timedOut = ctx.Err() != nil

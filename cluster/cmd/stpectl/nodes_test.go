@@ -16,18 +16,13 @@ import (
 // The live nodes and the periodic tasks they declare, as their records in
 // Redis show them, and the health of the whole.
 
-// periodicNode starts a node on the fixture's prefix that handles "mail",
+// periodicNode starts a node on the fixture's store that handles "mail",
 // declares "nightly" (at 03:00) and "tick" (every 200 ms, whose runs it
 // reports on ticks); it is stopped when the test ends.
 func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 	f.t.Helper()
-	rdb := f.newClient()
-	f.t.Cleanup(func() { _ = rdb.Close() })
-	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix), cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
+	n := f.newNode(cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second), cluster.WithConcurrency(4), cluster.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	ok := func(context.Context, cluster.Task) error { return nil }
 	const period = 200 * time.Millisecond
 	every := scheduler.TriggerFunc(func(t time.Time) time.Time { return t.Truncate(period).Add(period) })
