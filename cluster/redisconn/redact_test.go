@@ -45,10 +45,11 @@ func TestRedactRemovesEveryPostgresURLsAndConnectionStringsCredentials(t *testin
 		{"postgres://alice:s3cret@db:5432/app", "postgres://***@db:5432/app"},
 		{"postgresql://alice:s3cret@db/app?sslmode=require", "postgresql://***@db/app?sslmode=require"},
 		{"POSTGRES://alice@db/app", "POSTGRES://***@db/app"},
-		{"postgres://db/app?user=alice&password=s3cret&sslmode=verify-full", "postgres://db/app?user=alice&password=***&sslmode=verify-full"},
+		{"postgres://db/app?user=alice&password=s3cret&sslmode=verify-full", "postgres://db/app?user=***&password=***&sslmode=verify-full"},
 		{"postgres://db/app?sslpassword=s3cret", "postgres://db/app?sslpassword=***"},
 		{"postgres://a:p@ss@db,db2:5433/app", "postgres://***@db,db2:5433/app"}, // an "@" in the password, two hosts
-		{"host=db user=alice password=s3cret dbname=app", "host=db user=alice password=*** dbname=app"},
+		{"host=db user=alice password=s3cret dbname=app", "host=db user=*** password=*** dbname=app"},
+		{"failed to connect to `user=alice database=app`: refused", "failed to connect to `user=*** database=app`: refused"},
 		{"password=s3cret host=db", "password=*** host=db"},
 		{"host=db password = s3cret", "host=db password = ***"},
 		{`host=db password='s3 cr\'et' dbname=app`, "host=db password=*** dbname=app"},
@@ -67,8 +68,8 @@ func TestRedactLeavesNoPasswordOfAPostgresURLInAnyText(t *testing.T) {
 	for _, pw := range []string{"s3cret", "p@ss", "a:b", "%40x", "x%2Fy"} {
 		for _, in := range []string{
 			"connect postgres://admin:" + pw + "@10.0.0.1:5432/app: refused",
-			"connect postgresql://10.0.0.1/app?password=" + pw + ": refused",
-			"connect `host=10.0.0.1 password=" + pw + "`: refused",
+			"connect postgresql://10.0.0.1/app?password=" + pw + "&user=admin: refused",
+			"connect `host=10.0.0.1 user=admin password=" + pw + "`: refused",
 		} {
 			got := redisconn.Redact(in)
 			if strings.Contains(got, pw) || strings.Contains(got, "admin") {

@@ -132,3 +132,10 @@ func newPostgresFixture(t *testing.T) *fixture {
 	f.node = f.newNode()
 	return f
 }
+
+// onEachStore runs check on a fixture of each store, as subtests: a
+// redis-server and a PostgreSQL database of the test's own.
+func onEachStore(t *testing.T, check func(t *testing.T, f *fixture)) {
+	t.Run("redis", func(t *testing.T) { check(t, newFixture(t)) })
+	t.Run("postgres", func(t *testing.T) { check(t, newPostgresFixture(t)) })
+}

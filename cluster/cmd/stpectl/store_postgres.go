@@ -31,7 +31,7 @@ func openPostgres(conn postgresconn.Config, timeout time.Duration) (*pgStore, er
 	pool, err := conn.Open()
 	if err != nil {
 		// "postgresconn: URL U: why", U redacted, said as the flag.
-		return nil, &usageError{msg: "stpectl: " + strings.Replace(err.Error(), "postgresconn: URL ", "-postgres ", 1)}
+		return nil, &usageError{msg: "stpectl: " + strings.Replace(err.Error(), "postgresconn: URL", "-postgres", 1)}
 	}
 	return &pgStore{pool: pool, conn: conn}, nil
 }

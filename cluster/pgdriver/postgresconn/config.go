@@ -50,12 +50,17 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 // String is the URL with its credentials redacted, fit to print.
 func (c Config) String() string { return redisconn.Redact(c.URL) }
 
-// configError is a Config Open cannot use: "postgresconn: URL U: why",
+// configError is a Config Open cannot use: "postgresconn: URL U: why"
+// ("postgresconn: URL: empty"),
 // wrapping scheduler.ErrInvalidArgument. Both parts are redacted.
 type configError struct{ url, why string }
 
 func (e *configError) Error() string {
-	return "postgresconn: URL " + redisconn.Redact(e.url) + ": " + redisconn.Redact(e.why)
+	url := ""
+	if e.url != "" {
+		url = " " + redisconn.Redact(e.url)
+	}
+	return "postgresconn: URL" + url + ": " + redisconn.Redact(e.why)
 }
 
 func (e *configError) Unwrap() error { return scheduler.ErrInvalidArgument }

@@ -86,7 +86,7 @@ func TestOpenRefusesWhatIsNotAPostgresURLRedacted(t *testing.T) {
 			t.Errorf("Open(%q): %v does not wrap ErrInvalidArgument", tc.url, err)
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "postgresconn: URL ") || !strings.Contains(msg, tc.want) {
+		if !strings.HasPrefix(msg, "postgresconn: URL") || !strings.Contains(msg, tc.want) {
 			t.Errorf("Open(%q): %q, want it to say %q", tc.url, msg, tc.want)
 		}
 		if strings.Contains(msg, "s3cret") || strings.Contains(msg, "admin") {
