@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
@@ -25,9 +24,6 @@ const defaultTimeout = 10 * time.Second
 var globalFlags = map[string]bool{"redis": true, "cluster": true, "sentinel-master": true, "postgres": true,
 	"prefix": true, "json": true, "timeout": true}
 
-// redisFlags are the global flags that describe a Redis.
-var redisFlags = []string{"redis", "cluster", "sentinel-master"}
-
 // globals are the values of the global flags.
 type globals struct {
 	conn    redisconn.Config    // -redis, -cluster, -sentinel-master and the environment
@@ -35,10 +31,12 @@ type globals struct {
 	prefix  string
 	json    bool
 	timeout time.Duration
-	// stpeRedisEnv is true when $STPE_REDIS_URL names a Redis.
-	stpeRedisEnv bool
+	// getenv reads the environment.
+	getenv func(string) string
 	// given are the global flags given on the command line.
 	given map[string]bool
+	// usePostgres is true when the store is PostgreSQL (set by check).
+	usePostgres bool
 }
 
 // register defines the global flags on fs. With getenv (the top level) the
@@ -48,7 +46,7 @@ type globals struct {
 func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	if getenv != nil {
 		g.conn, g.pg, g.prefix, g.timeout = redisconn.FromEnv(getenv), postgresconn.FromEnv(getenv), cluster.DefaultPrefix, defaultTimeout
-		g.stpeRedisEnv = strings.TrimSpace(getenv(redisconn.EnvURL)) != ""
+		g.getenv = getenv
 	}
 	g.conn.RegisterFlags(fs)
 	g.pg.RegisterFlags(fs)
@@ -70,7 +68,7 @@ func (g *globals) noteGiven(fs *flag.FlagSet) {
 }
 
 // check refuses values no command can use, and a choice of store that
-// contradicts itself.
+// contradicts itself (postgresconn.Config.Chosen).
 func (g *globals) check() error {
 	switch {
 	case g.timeout <= 0:
@@ -78,48 +76,25 @@ func (g *globals) check() error {
 	case g.prefix == "":
 		return usagef("-prefix: empty")
 	}
-	if !g.postgres() {
-		return nil
+	pg, err := g.pg.Chosen(g.given, g.getenv)
+	if err != nil {
+		return err // said after the command's name: "stpectl: counts: -postgres and -redis: ..."
 	}
-	for _, name := range redisFlags {
-		if g.given[name] {
-			return usagef("-postgres and -%s: give one store, Redis or PostgreSQL", name)
-		}
-	}
-	if !g.given["postgres"] && g.stpeRedisEnv {
-		return usagef("$%s and $%s both name a store: give -redis or -postgres", redisconn.EnvURL, postgresconn.EnvURL)
-	}
-	if g.given["prefix"] {
-		return usagef("-prefix names a keyspace in Redis; in PostgreSQL the database (and the schema its search_path finds) is the keyspace")
-	}
+	g.usePostgres = pg
 	return nil
-}
-
-// postgres reports whether the store is PostgreSQL: -postgres given, or
-// $STPE_POSTGRES_URL set and no Redis flag given.
-func (g *globals) postgres() bool {
-	if g.given["postgres"] {
-		return true
-	}
-	for _, name := range redisFlags {
-		if g.given[name] {
-			return false
-		}
-	}
-	return g.pg.URL != ""
 }
 
 // storeName and storeAddr name the store the flags describe, for the
 // messages of a failure before it is opened.
 func (g *globals) storeName() string {
-	if g.postgres() {
+	if g.usePostgres {
 		return "postgres"
 	}
 	return "redis"
 }
 
 func (g *globals) storeAddr() string {
-	if g.postgres() {
+	if g.usePostgres {
 		return g.pg.String()
 	}
 	return g.conn.String()
@@ -170,7 +145,7 @@ type session struct {
 func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
 	var st store
 	var err error
-	if g.postgres() {
+	if g.usePostgres {
 		st, err = openPostgres(g.pg, g.timeout)
 	} else {
 		st, err = openRedis(g.conn, g.timeout)
