@@ -1,6 +1,9 @@
 package redisconn
 
-import "regexp"
+import (
+	"io"
+	"regexp"
+)
 
 // Redaction: a URL's credentials ride in its user information
 // (redis://user:password@host, postgres://user:password@host) and in its
@@ -42,4 +45,20 @@ func Redact(s string) string {
 	s = userinfo.ReplaceAllString(s, "${1}"+redacted+"@")
 	s = passwordParam.ReplaceAllString(s, "${1}"+redacted)
 	return passwordKeyword.ReplaceAllString(s, "${1}${2}"+redacted)
+}
+
+// RedactingWriter returns a writer that writes to w what it is given,
+// redacted (Redact). Each write must hold whole lines, as fmt's Fprint*
+// and log/slog's handlers write them, so that no URL is split between
+// writes. It is for a tool's standard error, where its errors and log
+// lines go.
+func RedactingWriter(w io.Writer) io.Writer { return redactingWriter{w} }
+
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, Redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

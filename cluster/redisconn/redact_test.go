@@ -84,3 +84,19 @@ func TestRedactCoversMistypedSchemes(t *testing.T) {
 		t.Fatalf("Redact kept a password: %q", got)
 	}
 }
+
+func TestRedactingWriterRedactsEachWriteAndCountsWhatItWasGiven(t *testing.T) {
+	var out strings.Builder
+	w := redisconn.RedactingWriter(&out)
+	line := "dial postgres://ops:s3cret@db/app?sslmode=disable: refused\n"
+	n, err := w.Write([]byte(line))
+	if err != nil || n != len(line) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(line))
+	}
+	if _, err := w.Write([]byte("level=WARN err=\"redis://:pw@h:1 down\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if want := "dial postgres://***@db/app?sslmode=disable: refused\nlevel=WARN err=\"redis://***@h:1 down\"\n"; out.String() != want {
+		t.Fatalf("wrote %q, want %q", out.String(), want)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/go-stpe/scheduler/cluster/redisconn"
 )
 
 // The command line: global flags, then a command with its own flags and
@@ -66,7 +68,7 @@ func lookup(name string) *command {
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	// Nothing stpectl writes to stderr (its errors, the node's log lines)
 	// may show a password of Redis or PostgreSQL, whatever its source.
-	stderr = redactingWriter{stderr}
+	stderr = redisconn.RedactingWriter(stderr)
 	var g globals
 	top := flag.NewFlagSet("stpectl", flag.ContinueOnError)
 	top.SetOutput(io.Discard)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"regexp"
 	"strings"
@@ -209,14 +208,3 @@ type hinted struct {
 func (e *hinted) Error() string { return e.err.Error() + " (" + e.hint + ")" }
 
 func (e *hinted) Unwrap() error { return e.err }
-
-// redactingWriter redacts every Redis and PostgreSQL URL's credentials
-// in what it writes (each write is a whole line or more: fmt's and slog's are).
-type redactingWriter struct{ w io.Writer }
-
-func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, redisconn.Redact(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
