@@ -34,6 +34,9 @@ type command struct {
 	// (migrate, whose keyspace an earlier version wrote without a
 	// layout record); every other command refuses one.
 	anyPrefix bool
+	// storeOnly is set for a command that works on the store itself
+	// (migrate), not through a node: none is made.
+	storeOnly bool
 	// bulk, if set, lets the command act on a selection (-all) instead
 	// of its one argument.
 	bulk *bulkAction
@@ -142,7 +145,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		what += " -all"
 	}
 	where := failure{what: what, store: g.storeName(), addr: g.storeAddr(), timeout: g.timeout}
-	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
+	s, err := g.open(ctx, stdout, stderr, cmd)
 	if err != nil {
 		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)

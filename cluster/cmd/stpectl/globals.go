@@ -140,9 +140,10 @@ type session struct {
 	stderr   io.Writer
 }
 
-// open connects and makes the node. Unless anyPrefix, a keyspace that is
-// not there is refused (with the list of those there are, on Redis).
-func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
+// open connects and makes the node (none for a storeOnly command).
+// Unless the command takes anyPrefix, a keyspace that is not there is
+// refused (with the list of those there are, on Redis).
+func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, cmd *command) (*session, error) {
 	var st store
 	var err error
 	if g.usePostgres {
@@ -157,13 +158,16 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix 
 		json: g.json, stdout: stdout, stderr: stderr}
 	// The node's own warnings (none is expected of a node never started)
 	// go to stderr, redacted like everything stpectl writes there.
+	if cmd.storeOnly {
+		return s, nil
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s.node, s.noRecord, err = st.newNode(ctx, g.prefix, logger)
 	if err != nil {
 		st.close()
 		return nil, err
 	}
-	if !anyPrefix {
+	if !cmd.anyPrefix {
 		if err := st.checkKeyspace(ctx, s); err != nil {
 			st.close()
 			return nil, err

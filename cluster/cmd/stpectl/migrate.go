@@ -42,8 +42,10 @@ func migrateCommand() *command {
 		name:     "migrate",
 		synopsis: "[-partitions N] [-force]",
 		summary:  "Redis: move the tasks of an earlier version's single-slot layout into the partitions (stop every node first); PostgreSQL: apply the schema migrations",
-		// An earlier version's keyspace has no layout record.
+		// An earlier version's keyspace has no layout record; a database
+		// without the tables is what migrate is for. Neither needs a node.
 		anyPrefix: true,
+		storeOnly: true,
 		define: func(fs *flag.FlagSet) runFunc {
 			partitions := fs.Int("partitions", 0, "Redis only: number of `partitions` to move the tasks into, as the nodes' cluster.WithPartitions; default the number recorded for the prefix, else 64")
 			force := fs.Bool("force", false, "Redis only: move even while nodes are registered as live (only when they are known to be gone)")
