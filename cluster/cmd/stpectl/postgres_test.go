@@ -59,19 +59,24 @@ func TestTheStoreIsPostgresByFlagOrEnvironmentAndConflictsAreUsage(t *testing.T)
 	// DATABASE_URL is not read: the store stays Redis, here nowhere.
 	r := runCtl(t, []string{"DATABASE_URL=" + f.pgURL, "REDIS_URL=" + nowhere}, "counts")
 	wantExit(t, r, 1, "stpectl: counts: redis 127.0.0.1:1: ")
+}
 
+func TestPostgresWithARedisFlagOrVariableIsUsage(t *testing.T) {
+	url := pgDatabase(t, true)
+	redis := newFixture(t)
+	const nowhere = "redis://127.0.0.1:1/0"
 	for _, tc := range []struct {
 		env    []string
 		args   []string
 		stderr string
 	}{
-		{nil, []string{"-postgres", f.pgURL, "-redis", redis.srv.Addr}, "stpectl: counts: -postgres and -redis: give one store, Redis or PostgreSQL"},
-		{nil, []string{"-postgres", f.pgURL, "-cluster"}, "-postgres and -cluster: give one store"},
-		{nil, []string{"-postgres", f.pgURL, "-sentinel-master", "m"}, "-postgres and -sentinel-master: give one store"},
-		{[]string{"STPE_POSTGRES_URL=" + f.pgURL}, []string{"-cluster"}, ""}, // a Redis flag chooses Redis: no conflict, Redis at localhost:6379
-		{[]string{"STPE_POSTGRES_URL=" + f.pgURL, "STPE_REDIS_URL=" + nowhere}, nil, "$STPE_REDIS_URL and $STPE_POSTGRES_URL both name a store: give -redis or -postgres"},
-		{nil, []string{"-postgres", f.pgURL, "-prefix", "{x}"}, "-prefix names a keyspace in Redis; in PostgreSQL the database"},
-		{[]string{"STPE_POSTGRES_URL=" + f.pgURL}, []string{"-prefix", "{x}"}, "-prefix names a keyspace in Redis"},
+		{nil, []string{"-postgres", url, "-redis", redis.srv.Addr}, "stpectl: counts: -postgres and -redis: give one store, Redis or PostgreSQL"},
+		{nil, []string{"-postgres", url, "-cluster"}, "-postgres and -cluster: give one store"},
+		{nil, []string{"-postgres", url, "-sentinel-master", "m"}, "-postgres and -sentinel-master: give one store"},
+		{[]string{"STPE_POSTGRES_URL=" + url}, []string{"-cluster"}, ""}, // a Redis flag chooses Redis: no conflict, Redis at localhost:6379
+		{[]string{"STPE_POSTGRES_URL=" + url, "STPE_REDIS_URL=" + nowhere}, nil, "$STPE_REDIS_URL and $STPE_POSTGRES_URL both name a store: give -redis or -postgres"},
+		{nil, []string{"-postgres", url, "-prefix", "{x}"}, "-prefix names a keyspace in Redis; in PostgreSQL the database"},
+		{[]string{"STPE_POSTGRES_URL=" + url}, []string{"-prefix", "{x}"}, "-prefix names a keyspace in Redis"},
 		{nil, []string{"-postgres", "redis://" + redis.srv.Addr}, "stpectl: -postgres redis://" + redis.srv.Addr + ": want a postgres:// or postgresql:// URL"},
 		{nil, []string{"-postgres", "host=h dbname=d"}, "want a postgres:// or postgresql:// URL, not a connection string of keywords"},
 		{nil, []string{"-postgres", ""}, "stpectl: -postgres: empty"},
@@ -211,15 +216,8 @@ func TestNoCommandShowsThePostgresCredentials(t *testing.T) {
 	f.schedule("mail", "b", []byte("x"), time.Now().Add(time.Hour))
 	f.deadTasks("fax", "d")
 
-	commands := [][]string{
-		{"counts"}, {"list"}, {"list", "-state", "dead"}, {"list", "-cursor", "garbage"},
-		{"show", "b"}, {"show", "nobody"}, {"health", "-min-nodes", "0"}, {"health"},
-		{"nodes"}, {"periodic"}, {"pause", "mail"}, {"resume", "mail"}, {"pause", "bad kind"},
-		{"run", "b"}, {"run", "nobody"}, {"reschedule", "b", "10m"}, {"reschedule", "d", "10m"},
-		{"retry", "d"}, {"retry", "b"}, {"cancel", "b"}, {"cancel", "nobody"}, {"delete", "b"}, {"delete", "a"},
-		{"purge", "-older", "1d"}, {"purge", "-older", "soon"}, {"migrate"}, {"migrate", "-force"}, {"frobnicate"},
-		{"-prefix", "{x}", "counts"}, {"help"}, {"-h"}, {"list", "-h"},
-	}
+	// Each command, and the Redis-only flags refused.
+	commands := append(append([][]string{}, everyCommandOnce...), []string{"migrate", "-force"}, []string{"-prefix", "{x}", "counts"})
 	for _, env := range [][]string{nil, {"STPE_POSTGRES_URL=" + userURL}} {
 		for _, url := range []string{userURL, paramURL} {
 			for _, args := range commands {
