@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/postgresconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,6 +21,10 @@ import (
 type pgStore struct {
 	pool *pgxpool.Pool
 	conn postgresconn.Config
+	// schema is the database's schema version, as newNode read it, and
+	// schemaErr why it could not be read.
+	schema    int
+	schemaErr error
 }
 
 // openPostgres makes the pool conn describes, tuned for a tool: a few
@@ -42,10 +47,19 @@ func (p *pgStore) addr() string  { return postgresconn.Addr(p.pool) }
 func (p *pgStore) close()        { p.pool.Close() }
 
 // newNode makes the node on the Postgres driver with the number of
-// partitions the store records. A database that does not answer, or has
-// no tables yet, is left to the command (and checkKeyspace).
+// partitions the store records; a database without the cluster's tables
+// records none, and is not asked. A database that does not answer, or
+// has no tables yet, is left to the command (and checkKeyspace).
 func (p *pgStore) newNode(ctx context.Context, _ string, logger *slog.Logger) (*cluster.Node, bool, error) {
-	drv, recorded, err := postgresconn.RecordedDriver(ctx, p.pool)
+	p.schema, p.schemaErr = pgdriver.SchemaVersion(ctx, p.pool)
+	var drv driver.Driver
+	recorded := false
+	var err error
+	if p.schemaErr == nil && p.schema == 0 {
+		drv, err = postgresconn.Driver(p.pool, pgdriver.DefaultPartitions)
+	} else {
+		drv, recorded, err = postgresconn.RecordedDriver(ctx, p.pool)
+	}
 	if drv == nil {
 		if errors.Is(err, cluster.ErrLayout) {
 			return nil, false, refused(cluster.ErrLayout, "postgres %s: %s", p.addr(), clusterWhy(err.Error()))
@@ -59,8 +73,8 @@ func (p *pgStore) newNode(ctx context.Context, _ string, logger *slog.Logger) (*
 // checkKeyspace refuses a database without the cluster's tables, or with
 // an older schema than this stpectl reads, saying to run migrate. A
 // database that cannot be reached is left to the command.
-func (p *pgStore) checkKeyspace(ctx context.Context, s *session) error {
-	v, err := pgdriver.SchemaVersion(ctx, p.pool)
+func (p *pgStore) checkKeyspace(_ context.Context, s *session) error {
+	v, err := p.schema, p.schemaErr // as newNode read it
 	if err != nil {
 		return nil
 	}
