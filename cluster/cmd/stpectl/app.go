@@ -151,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
-	where.addr = s.addr
+	where.addr, where.named = s.addr, s.store.named()
 	if err := runCmd(ctx, s, pos); err != nil {
 		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)

@@ -82,6 +82,7 @@ type failure struct {
 	what    string // the command and its arguments
 	store   string // "redis" or "postgres"
 	addr    string // the store's address, redacted
+	named   string // how the node's errors name the store, if not "redis ADDR" (store.named)
 	timeout time.Duration
 	// timedOut is true when the command's -timeout passed.
 	timedOut bool
@@ -159,6 +160,11 @@ func (f failure) storeFailure(err error) string {
 		addr = op.Addr.String()
 	}
 	cause := clusterWhy(err.Error())
+	// A node on a driver names its store by the driver's Addr: said
+	// once, as addr.
+	if f.named != "" {
+		cause = strings.TrimPrefix(cause, f.named+": ")
+	}
 	// The cluster module names the server it failed on, once: keep that,
 	// said once.
 	if rest, ok := strings.CutPrefix(cause, store+" "); ok {

@@ -101,4 +101,9 @@ func TestPostgresErrorsAreSaidOnceWithoutTheUser(t *testing.T) {
 			t.Errorf("message(%v) names the user: %q", tc.err, got)
 		}
 	}
+	// A node on a driver names its store by the driver's Addr: said once.
+	named := failure{what: "show t1", store: "postgres", addr: at, named: "pg " + at}
+	if got, want := named.message(fmt.Errorf("cluster: get t1: pg %s: %w", at, errors.New("conn closed"))), "stpectl: show t1: postgres "+at+": conn closed"; got != want {
+		t.Errorf("named store:\n got %q\nwant %q", got, want)
+	}
 }

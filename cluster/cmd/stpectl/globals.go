@@ -109,6 +109,9 @@ type store interface {
 	addr() string
 	// given is the address as given, redacted.
 	given() string
+	// named is how the node's errors name the store ("cluster: what:
+	// NAMED: why", the driver's Addr), or "" for "redis ADDR".
+	named() string
 	// newNode makes the producer-only node on the store, with the
 	// number of partitions its layout records (the default without a
 	// record); noRecord is true when there is none. A store that cannot

@@ -95,7 +95,8 @@ func healthCommand() *command {
 				}
 				if err != nil {
 					// The reason in stpectl's voice, without its "stpectl: health: ".
-					msg := failure{what: "health", store: s.store.name(), addr: s.addr, timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
+					msg := failure{what: "health", store: s.store.name(), addr: s.addr, named: s.store.named(),
+						timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
 					doc.Reason = strings.TrimPrefix(msg, "stpectl: health: ")
 				}
 				doc.OK = err == nil

@@ -25,6 +25,8 @@ type pgStore struct {
 	// schemaErr why it could not be read.
 	schema    int
 	schemaErr error
+	// driverAddr is the driver's Addr, which the node's errors name.
+	driverAddr string
 }
 
 // openPostgres makes the pool conn describes, tuned for a tool: a few
@@ -45,6 +47,7 @@ func (p *pgStore) name() string  { return "postgres" }
 func (p *pgStore) given() string { return p.conn.String() }
 func (p *pgStore) addr() string  { return postgresconn.Addr(p.pool) }
 func (p *pgStore) close()        { p.pool.Close() }
+func (p *pgStore) named() string { return p.driverAddr }
 
 // newNode makes the node on the Postgres driver with the number of
 // partitions the store records; a database without the cluster's tables
@@ -66,6 +69,7 @@ func (p *pgStore) newNode(ctx context.Context, _ string, logger *slog.Logger) (*
 		}
 		return nil, false, err
 	}
+	p.driverAddr = drv.Addr()
 	node, err := cluster.NewWithDriver(drv, cluster.WithConcurrency(1), cluster.WithLogger(logger))
 	return node, !recorded, err
 }

@@ -41,6 +41,7 @@ func openRedis(conn redisconn.Config, timeout time.Duration) (*redisStore, error
 func (r *redisStore) name() string  { return "redis" }
 func (r *redisStore) given() string { return r.conn.String() }
 func (r *redisStore) close()        { _ = r.rdb.Close() }
+func (r *redisStore) named() string { return "" } // cluster.New's node says "redis ADDR"
 
 // addr is where the client goes: the server's host:port (or socket), a
 // Redis Cluster's seeds, or, through Sentinel, the address as given
