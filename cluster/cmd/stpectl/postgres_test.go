@@ -96,8 +96,50 @@ func TestMigrateAppliesTheSchemaToAFreshDatabase(t *testing.T) {
 	url := pgDatabase(t, false)
 	ctl := func(args ...string) result { return runCtl(t, nil, append([]string{"-postgres", url}, args...)...) }
 	addr := strings.TrimPrefix(strings.Split(url, "?")[0], "postgres://postgres@")
+	version := func() int {
+		t.Helper()
+		v, err := pgdriver.SchemaVersion(context.Background(), pgPool(t, url))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 
-	// Before: no tables, so no keyspace; migrate's Redis flags refused.
+	// The Redis layout migration's flags are refused, and change nothing.
+	wantExit(t, ctl("migrate", "-partitions", "8"), 2, "migrate: -partitions and -force are for the layout migration of Redis")
+	wantExit(t, ctl("migrate", "-force"), 2, "migrate: -partitions and -force are for the layout migration of Redis")
+	if v := version(); v != 0 {
+		t.Fatalf("a refused migrate changed the schema: version %d", v)
+	}
+
+	var doc migratePostgresJSON
+	r := ctl("-json", "migrate")
+	wantOK(t, r)
+	decodeOne(t, r.stdout, &doc)
+	if doc.Store != "postgres" || doc.FromVersion != 0 || doc.SchemaVersion != pgdriver.LatestVersion() || doc.Seconds <= 0 {
+		t.Fatalf("migrate -json: %+v", doc)
+	}
+	if v := version(); v != pgdriver.LatestVersion() {
+		t.Fatalf("after migrate: version %d", v)
+	}
+	r = ctl("migrate")
+	wantOK(t, r)
+	if want := fmt.Sprintf("postgres %s: schema at version %d already; nothing to apply\n", addr, pgdriver.LatestVersion()); r.stdout != want {
+		t.Fatalf("migrate again: %q, want %q", r.stdout, want)
+	}
+
+	// The text report of a first migration names both versions.
+	r = runCtl(t, nil, "-postgres", pgDatabase(t, false), "migrate")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, fmt.Sprintf(": schema migrated from version 0 to %d in ", pgdriver.LatestVersion())) {
+		t.Fatalf("migrate: %q", r.stdout)
+	}
+}
+
+func TestADatabaseWithoutTheTablesIsNoKeyspaceUntilMigrated(t *testing.T) {
+	url := pgDatabase(t, false)
+	ctl := func(args ...string) result { return runCtl(t, nil, append([]string{"-postgres", url}, args...)...) }
+	addr := strings.TrimPrefix(strings.Split(url, "?")[0], "postgres://postgres@")
 	wantExit(t, ctl("counts"), 1, "stpectl: counts: no keyspace in postgres "+addr+": the database has none of the cluster's tables; run \"stpectl migrate\" on it first\n")
 	var failed errorJSON
 	r := ctl("-json", "list")
@@ -106,35 +148,15 @@ func TestMigrateAppliesTheSchemaToAFreshDatabase(t *testing.T) {
 	if failed.Reason != "no_keyspace" {
 		t.Fatalf("list -json on a fresh database: %+v", failed)
 	}
-	wantExit(t, ctl("migrate", "-partitions", "8"), 2, "migrate: -partitions and -force are for the layout migration of Redis")
-	wantExit(t, ctl("migrate", "-force"), 2, "migrate: -partitions and -force are for the layout migration of Redis")
-	if v, err := pgdriver.SchemaVersion(context.Background(), pgPool(t, url)); err != nil || v != 0 {
-		t.Fatalf("a refused migrate changed the schema: version %d, %v", v, err)
+	var health healthJSON
+	r = ctl("-json", "health", "-min-nodes", "0")
+	wantExit(t, r, 1)
+	decodeOne(t, r.stdout, &health)
+	if health.OK || !strings.HasPrefix(health.Reason, "no keyspace in postgres "+addr) || health.PostgresVersion == "" {
+		t.Fatalf("health of a fresh database: %+v", health)
 	}
 
-	var doc migratePostgresJSON
-	r = ctl("-json", "migrate")
-	wantOK(t, r)
-	decodeOne(t, r.stdout, &doc)
-	if doc.Store != "postgres" || doc.FromVersion != 0 || doc.SchemaVersion != pgdriver.LatestVersion() || doc.Seconds <= 0 {
-		t.Fatalf("migrate -json: %+v", doc)
-	}
-	if v, err := pgdriver.SchemaVersion(context.Background(), pgPool(t, url)); err != nil || v != pgdriver.LatestVersion() {
-		t.Fatalf("after migrate: version %d, %v", v, err)
-	}
-	r = ctl("migrate")
-	wantOK(t, r)
-	if want := fmt.Sprintf("postgres %s: schema at version %d already; nothing to apply\n", addr, pgdriver.LatestVersion()); r.stdout != want {
-		t.Fatalf("migrate again: %q, want %q", r.stdout, want)
-	}
-	// The text report of a first migration names both versions.
-	fresh := pgDatabase(t, false)
-	r = runCtl(t, nil, "-postgres", fresh, "migrate")
-	wantOK(t, r)
-	if !strings.Contains(r.stdout, fmt.Sprintf(": schema migrated from version 0 to %d in ", pgdriver.LatestVersion())) {
-		t.Fatalf("migrate: %q", r.stdout)
-	}
-
+	wantOK(t, ctl("migrate"))
 	var counts countsDocJSON
 	r = ctl("-json", "counts")
 	wantOK(t, r)
