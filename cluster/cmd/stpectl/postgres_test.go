@@ -222,17 +222,22 @@ func TestPostgresDownExitsOneNamingTheServerOnce(t *testing.T) {
 	}
 }
 
-func TestNoCommandShowsThePostgresCredentials(t *testing.T) {
-	f := newPostgresFixture(t)
-	admin := pgPool(t, f.pgURL)
-	ctx := context.Background()
-	// A role of its own, with a password (the test server trusts loopback
-	// connections, so the password is carried, not checked).
-	if _, err := admin.Exec(ctx, "CREATE ROLE "+secretUser+" LOGIN SUPERUSER PASSWORD '"+secretPassword+"'"); err != nil {
+// secretRole makes a role of secretUser with secretPassword on the
+// server of url (the test server trusts loopback connections, so the
+// password is carried, not checked), dropped when t ends, and returns
+// url as that role, with the credentials in its user information.
+func secretRole(t *testing.T, url string) string {
+	t.Helper()
+	if _, err := pgPool(t, url).Exec(context.Background(), "CREATE ROLE "+secretUser+" LOGIN SUPERUSER PASSWORD '"+secretPassword+"'"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = pgPool(t, f.pgURL).Exec(context.Background(), "DROP ROLE IF EXISTS "+secretUser) })
-	userURL := strings.Replace(f.pgURL, "postgres://postgres@", "postgres://"+secretUser+":"+secretPassword+"@", 1)
+	t.Cleanup(func() { _, _ = pgPool(t, url).Exec(context.Background(), "DROP ROLE IF EXISTS "+secretUser) })
+	return strings.Replace(url, "postgres://postgres@", "postgres://"+secretUser+":"+secretPassword+"@", 1)
+}
+
+func TestNoCommandShowsThePostgresCredentials(t *testing.T) {
+	f := newPostgresFixture(t)
+	userURL := secretRole(t, f.pgURL)
 	paramURL := strings.Replace(f.pgURL, "postgres://postgres@", "postgresql://", 1) + "&user=" + secretUser + "&password=" + secretPassword
 	f.schedule("mail", "a", []byte(`{"to":"ada"}`), time.Now().Add(time.Hour))
 	f.schedule("mail", "b", []byte("x"), time.Now().Add(time.Hour))
@@ -257,6 +262,10 @@ func TestNoCommandShowsThePostgresCredentials(t *testing.T) {
 		}
 	}
 
+}
+
+func TestNoFailureToReachPostgresShowsTheCredentials(t *testing.T) {
+	userURL := secretRole(t, pgDatabase(t, true))
 	// Failures of the connection itself: a database that is not there, a
 	// bad URL, a timeout, the server gone.
 	base := strings.Split(userURL, "?")[0]
@@ -277,7 +286,7 @@ func TestNoCommandShowsThePostgresCredentials(t *testing.T) {
 	}
 	srv := postgresServer(t)
 	down := strings.Replace(userURL, fmt.Sprintf(":%d/", srv.Port), ":1/", 1)
-	for _, args := range commands[:12] {
+	for _, args := range everyCommandOnce[:12] {
 		all := append([]string{"-postgres", down, "-timeout", "2s"}, args...)
 		r := runCtl(t, nil, all...)
 		if r.code == 0 {
