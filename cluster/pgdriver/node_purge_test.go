@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
-	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 )
@@ -22,17 +21,13 @@ func TestANodeOnPostgresPurgesWhatExpiredByItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, ok := any(d).(driver.Driver)
-	if !ok {
-		t.Skip("*pgdriver.Driver does not implement driver.Driver yet (the Operations and Coordination methods): no node runs on it")
-	}
 	// Rows a node with a long retention left: not expired, they stay.
 	exec(t, pool, `INSERT INTO stpe_done_marks (id, kind, due, payload_md5, expires_at)
 VALUES ('kept', 'k', statement_timestamp(), md5(''), statement_timestamp() + interval '1 hour')`)
 	exec(t, pool, `INSERT INTO stpe_timeline (partition, minute, kind, field, count, expires_at)
 VALUES (0, 1, 'kept', '0', 1, statement_timestamp() + interval '1 hour')`)
 
-	n, err := cluster.NewWithDriver(full, cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
+	n, err := cluster.NewWithDriver(d, cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second), cluster.WithRetention(time.Second), cluster.WithTimelineRetention(time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ type Store struct {
 	partitions  int
 	partitionOf func(id string, n int) int
 	purgeEvery  time.Duration // Options.PurgeEvery, DefaultPurgeEvery if 0
+	combined    *combiner     // Schedule's calls, combined while one is in flight
 }
 
 // Options configure New.
@@ -74,7 +75,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if every == 0 {
 		every = DefaultPurgeEvery
 	}
-	return &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}, nil
+	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}
+	s.combined = &combiner{insert: s.insertCombined}
+	return s, nil
 }
 
 // Partitions is the number of partitions of the store.
