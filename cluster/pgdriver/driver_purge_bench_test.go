@@ -4,9 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/go-stpe/scheduler/cluster/pgdriver"
-	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 )
 
 // BenchmarkExpiredWithAFullPurge measures the delay a purge adds to the
@@ -16,18 +13,7 @@ import (
 // each. Compare with BenchmarkExpiredWithoutAPurge.
 func BenchmarkExpiredWithAFullPurge(b *testing.B) {
 	ctx := context.Background()
-	pool := pgtest.Pool(b)
-	if _, err := pgdriver.Migrate(ctx, pool); err != nil {
-		b.Fatal(err)
-	}
-	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, PurgeEvery: time.Nanosecond})
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := pgdriver.NewDriver(s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	d, _, pool := purgeDriver(b, time.Nanosecond)
 	for b.Loop() {
 		b.StopTimer()
 		for _, sql := range []string{`INSERT INTO stpe_done_marks (id, kind, due, payload_md5, expires_at)
@@ -53,18 +39,7 @@ SELECT g % 8, g, 'k', '0', 1, statement_timestamp() - interval '1 second' FROM g
 // purges: the listing alone.
 func BenchmarkExpiredWithoutAPurge(b *testing.B) {
 	ctx := context.Background()
-	pool := pgtest.Pool(b)
-	if _, err := pgdriver.Migrate(ctx, pool); err != nil {
-		b.Fatal(err)
-	}
-	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8, PurgeEvery: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := pgdriver.NewDriver(s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	d, _, _ := purgeDriver(b, time.Hour)
 	if _, _, err := d.Expired(ctx, nil, 1000); err != nil { // the purge of the hour, on empty tables
 		b.Fatal(err)
 	}

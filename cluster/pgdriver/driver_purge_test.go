@@ -19,7 +19,7 @@ import (
 
 // purgeDriver migrates a fresh database and returns a driver on it whose
 // purge runs at most once per every, its store and its pool.
-func purgeDriver(t *testing.T, every time.Duration) (*pgdriver.Driver, *pgdriver.Store, *pgxpool.Pool) {
+func purgeDriver(t testing.TB, every time.Duration) (*pgdriver.Driver, *pgdriver.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	if _, err := pgdriver.Migrate(context.Background(), pool); err != nil {
