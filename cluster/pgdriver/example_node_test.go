@@ -1,10 +1,3 @@
-//go:build pgdriver_complete
-
-// This example is built only with the tag pgdriver_complete until
-// *Driver implements the whole driver.Driver interface (cluster.NewWithDriver
-// does not accept it before); then the constraint goes, and it is
-// compiled with the package's tests.
-
 package pgdriver_test
 
 import (

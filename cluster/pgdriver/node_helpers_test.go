@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
-	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 )
@@ -50,11 +49,7 @@ func openDriver(t *testing.T, url string) *pgdriver.Driver {
 func nodeOn(t *testing.T, url string, handlers map[string]cluster.Handler, opts ...cluster.Option) (*cluster.Node, *pgdriver.Driver) {
 	t.Helper()
 	d := openDriver(t, url)
-	full, ok := any(d).(driver.Driver)
-	if !ok {
-		t.Fatal("*pgdriver.Driver does not implement driver.Driver yet: a node cannot run on it")
-	}
-	n, err := cluster.NewWithDriver(full, append(nodeOptions(), opts...)...)
+	n, err := cluster.NewWithDriver(d, append(nodeOptions(), opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
