@@ -41,15 +41,7 @@ func (d *Driver) StoredKinds(ctx context.Context, parts []int) ([]string, error)
 	if err := d.st.validPartitions("stored kinds", parts); err != nil {
 		return nil, err
 	}
-	rows, err := d.st.pool.Query(ctx, `
-WITH RECURSIVE kinds AS (
-    SELECT min(kind) AS kind FROM stpe_tasks
-    UNION ALL
-    SELECT (SELECT min(t.kind) FROM stpe_tasks t WHERE t.kind > k.kind) FROM kinds k WHERE k.kind IS NOT NULL
-)
-SELECT k.kind FROM kinds k
-WHERE k.kind IS NOT NULL
-    AND EXISTS (SELECT 1 FROM stpe_tasks t WHERE t.kind = k.kind AND t.partition = ANY($1::integer[]))`,
+	rows, err := d.st.pool.Query(ctx, storedKindsSQL,
 		partitionsArg(parts))
 	if err != nil {
 		return nil, failed("stored kinds", err)
@@ -76,9 +68,7 @@ func (d *Driver) DueOfKind(ctx context.Context, parts []int, kind string, now ti
 		waiting int
 		oldest  *time.Time
 	)
-	err := d.st.pool.QueryRow(ctx, `
-SELECT count(*) FILTER (WHERE run_at <= $3), min(run_at) FROM stpe_tasks
-WHERE state = 'pending' AND kind = $2 AND partition = ANY($1::integer[])`,
+	err := d.st.pool.QueryRow(ctx, dueOfKindSQL,
 		partitionsArg(parts), kind, toTime(now)).Scan(&waiting, &oldest)
 	if err != nil {
 		return 0, time.Time{}, failed("due of kind "+kind, err)
@@ -146,3 +136,19 @@ func addField(c *driver.MinuteCounts, field string, count int64) error {
 	}
 	return nil
 }
+
+// storedKindsSQL is the statement of StoredKinds: $1 the partitions.
+const storedKindsSQL = `
+WITH RECURSIVE kinds AS (
+    SELECT min(kind) AS kind FROM stpe_tasks
+    UNION ALL
+    SELECT (SELECT min(t.kind) FROM stpe_tasks t WHERE t.kind > k.kind) FROM kinds k WHERE k.kind IS NOT NULL
+)
+SELECT k.kind FROM kinds k
+WHERE k.kind IS NOT NULL
+    AND EXISTS (SELECT 1 FROM stpe_tasks t WHERE t.kind = k.kind AND t.partition = ANY($1::integer[]))`
+
+// dueOfKindSQL is the statement of DueOfKind: $1 the partitions, $2 the kind, $3 now.
+const dueOfKindSQL = `
+SELECT count(*) FILTER (WHERE run_at <= $3), min(run_at) FROM stpe_tasks
+WHERE state = 'pending' AND kind = $2 AND partition = ANY($1::integer[])`
