@@ -3,6 +3,7 @@ package pgdriver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -164,5 +165,47 @@ func TestDriverBulkOnRunningAndDeadTasks(t *testing.T) {
 	}
 	if _, err := d.List(ctx, driver.ListQuery{State: "lost", Limit: 1}); !errors.Is(err, scheduler.ErrInvalidArgument) {
 		t.Errorf("List of an unknown state: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestDriverBulkPagesPastABatch: a bulk action on more tasks than one
+// statement reads (500) goes on batch after batch until the selection is
+// read, each task once: a run now of the tasks not due yet, from the
+// latest, then a cancel of a kind whose tasks tie on one time.
+func TestDriverBulkPagesPastABatch(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newDriver(t)
+	s := d.Store()
+	const n = 1100
+	tasks := make([]pgdriver.Task, 0, 2*n)
+	later := time.Now().Add(time.Hour)
+	for i := range n {
+		a := dueTask(fmt.Sprintf("a%04d", i))
+		a.Due = later.Add(time.Duration(i%7) * time.Second)
+		b := dueTask(fmt.Sprintf("b%04d", i))
+		b.Kind, b.Due = "tie", later
+		tasks = append(tasks, a, b)
+	}
+	if _, err := s.ScheduleMany(ctx, tasks); err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.Bulk(ctx, driver.BulkRequest{Action: driver.BulkRunNow, Now: time.Now(),
+		Selection: driver.Selection{State: driver.Pending, Kind: "k"}})
+	if err != nil || res != (driver.BulkResult{Matched: n, Changed: n}) {
+		t.Fatalf("bulk run now = %+v, %v; want %d each", res, err, n)
+	}
+	waiting, _, err := d.DueOfKind(ctx, []int{0, 1, 2, 3, 4, 5, 6, 7}, "k", time.Now().Add(time.Minute))
+	if err != nil || waiting != n {
+		t.Fatalf("DueOfKind(k) = %d, %v; want %d", waiting, err, n)
+	}
+	seen := map[string]int{}
+	res, err = d.Bulk(ctx, driver.BulkRequest{Action: driver.BulkCancel, Selection: driver.Selection{State: driver.Pending, Kind: "tie"},
+		Canceled: func(id string) { seen[id]++ }})
+	if err != nil || res != (driver.BulkResult{Matched: n, Changed: n}) || len(seen) != n {
+		t.Fatalf("bulk cancel = %+v, %v, told %d; want %d each", res, err, len(seen), n)
+	}
+	counts, err := d.Counts(ctx)
+	if err != nil || counts != (driver.Counts{Pending: n}) {
+		t.Fatalf("Counts = %+v, %v; want %d pending", counts, err, n)
 	}
 }
