@@ -209,3 +209,27 @@ func TestDriverBulkPagesPastABatch(t *testing.T) {
 		t.Fatalf("Counts = %+v, %v; want %d pending", counts, err, n)
 	}
 }
+
+// TestDriverKnownKindOfMembersAndDeclarations: a kind a live member claims
+// and a periodic task a live declaration names ("@" + its name) are
+// known, and the member's kind no more once it leaves.
+func TestDriverKnownKindOfMembersAndDeclarations(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newDriver(t)
+	_, err := d.Renew(ctx, driver.Renewal{Node: "n1", TTL: time.Minute, Claimer: true, Kinds: []string{"mail"},
+		Periodic: []driver.PeriodicDeclaration{{Name: "nightly", Trigger: "every 24h"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, want := range map[string]bool{"mail": true, "@nightly": true, "nightly": false, "@mail": false, "sms": false} {
+		if known, err := d.KnownKind(ctx, kind); err != nil || known != want {
+			t.Errorf("KnownKind(%q) = %v, %v; want %v", kind, known, err, want)
+		}
+	}
+	if _, err := d.Renew(ctx, driver.Renewal{Node: "n1"}); err != nil {
+		t.Fatal(err)
+	}
+	if known, err := d.KnownKind(ctx, "mail"); err != nil || known {
+		t.Errorf("KnownKind(mail) after the member left = %v, %v; want false", known, err)
+	}
+}

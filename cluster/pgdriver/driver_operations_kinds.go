@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -14,16 +15,19 @@ import (
 // the partitions store, how many of a kind's tasks are due), and the
 // per-minute timeline as the nodes read it.
 
-// KnownKind tells, in one statement, whether kind is known: handled by a
-// live member (stpe_members.kinds, which lists a declared periodic task as
-// "@" + its name), stored (a task of it in any state) or paused.
+// KnownKind tells, in one statement, whether kind is known: claimed by a
+// live member (stpe_members.claim_kinds, the Redis driver's node kinds),
+// stored (a task of it in any state) or paused, or, for "@" + name, a
+// periodic task declared by a live declaration (stpe_periodic_decls).
 func (d *Driver) KnownKind(ctx context.Context, kind string) (bool, error) {
 	var known bool
+	name, periodic := strings.CutPrefix(kind, "@")
 	err := d.st.pool.QueryRow(ctx, `
 SELECT EXISTS (SELECT 1 FROM stpe_tasks WHERE kind = $1)
     OR EXISTS (SELECT 1 FROM stpe_paused_kinds WHERE kind = $1)
-    OR EXISTS (SELECT 1 FROM stpe_members WHERE expires_at > statement_timestamp() AND $1 = ANY(kinds))`,
-		kind).Scan(&known)
+    OR EXISTS (SELECT 1 FROM stpe_members WHERE expires_at > statement_timestamp() AND $1 = ANY(claim_kinds))
+    OR $3 AND EXISTS (SELECT 1 FROM stpe_periodic_decls WHERE name = $2 AND expires_at > statement_timestamp())`,
+		kind, name, periodic).Scan(&known)
 	if err != nil {
 		return false, failed("known kind "+kind, err)
 	}
