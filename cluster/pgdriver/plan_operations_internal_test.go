@@ -10,6 +10,7 @@ import (
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TestOperationsReadAnIndex: on 12,000 tasks in the four states, a page
@@ -21,12 +22,7 @@ import (
 // the planner may read the tasks after it from the index and sort them
 // when it reckons them few.)
 func TestOperationsReadAnIndex(t *testing.T) {
-	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	if _, err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `
+	pool := seededPool(t, `
 INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries,
     lease_token, lease_expires, finished_at, expires_at)
 SELECT 'x' || g, 'k' || (g % 5), '', g % 64, s.state, t, t, 3,
@@ -35,9 +31,7 @@ SELECT 'x' || g, 'k' || (g % 5), '', g % 64, s.state, t, t, 3,
 FROM generate_series(1, 12000) AS g,
     LATERAL (SELECT now() - (g % 3600) * interval '1 second' AS t) AS d,
     LATERAL (SELECT (ARRAY['pending', 'running', 'dead', 'done'])[1 + g % 4] AS state) AS s;
-ANALYZE stpe_tasks`); err != nil {
-		t.Fatal(err)
-	}
+ANALYZE stpe_tasks`)
 	after := driver.Position{At: time.Now().Add(-30 * time.Minute), ID: "x5"}
 	type plan struct {
 		sql     string
@@ -61,15 +55,7 @@ ANALYZE stpe_tasks`); err != nil {
 		}
 	}
 	for name, p := range plans {
-		rows, err := pool.Query(ctx, "EXPLAIN "+p.sql, p.args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		text := strings.Join(lines, "\n")
+		text := planOf(t, pool, name, p.sql, p.args...)
 		if strings.Contains(text, "Seq Scan on stpe_tasks") {
 			t.Errorf("%s: the plan scans the table:\n%s", name, text)
 		}
@@ -84,3 +70,31 @@ ANALYZE stpe_tasks`); err != nil {
 
 // fullSort matches a plan's Sort node (not an Incremental Sort).
 var fullSort = regexp.MustCompile(`(?m)(^|->  )Sort  \(`)
+
+// seededPool is the pool of a fresh migrated database where seed (SQL)
+// ran.
+func seededPool(t *testing.T, seed string) *pgxpool.Pool {
+	t.Helper()
+	pool := pgtest.Pool(t)
+	if _, err := Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), seed); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+// planOf is the plan PostgreSQL makes of sql with args, one line a node.
+func planOf(t *testing.T, pool *pgxpool.Pool, name, sql string, args ...any) string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), "EXPLAIN "+sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return strings.Join(lines, "\n")
+}
