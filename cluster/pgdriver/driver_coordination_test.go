@@ -124,3 +124,17 @@ WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestAddrNamesTheDatabaseWithoutCredentials: host:port/database, never
+// the user nor the password of the connection string.
+func TestAddrNamesTheDatabaseWithoutCredentials(t *testing.T) {
+	pool, err := pgxpool.New(context.Background(), "postgres://alice:s3cret@db.example:6543/orders?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	got := layoutDriver(t, pool, 4).Addr()
+	if got != "db.example:6543/orders" || strings.Contains(got, "s3cret") || strings.Contains(got, "alice") {
+		t.Fatalf("Addr = %q, want db.example:6543/orders", got)
+	}
+}
