@@ -138,3 +138,39 @@ func TestAddrNamesTheDatabaseWithoutCredentials(t *testing.T) {
 		t.Fatalf("Addr = %q, want db.example:6543/orders", got)
 	}
 }
+
+// TestRenewAfterTheMembershipExpiredIsAChange: a claimer whose membership
+// expired (no node renewed meanwhile to drop it) rejoins the claimers when
+// it renews again, and that is a change: any node that read the claimers
+// in between read them without it.
+func TestRenewAfterTheMembershipExpiredIsAChange(t *testing.T) {
+	ctx := context.Background()
+	_, pool := newStore(t)
+	d := layoutDriver(t, pool, 4)
+	r := driver.Renewal{Node: "a", TTL: 100 * time.Millisecond, Claimer: true, Kinds: []string{"k"}}
+	if _, err := d.Renew(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(eventWait)
+	for {
+		members, err := d.Members(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(members) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the membership did not expire")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.TTL = time.Minute
+	m, err := d.Renew(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Changed || len(m.Live) != 1 || m.Live[0].Name != "a" {
+		t.Fatalf("renewal after expiry = %+v, want a change with a live", m)
+	}
+}
