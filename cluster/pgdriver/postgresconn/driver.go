@@ -9,10 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// errIncomplete is the error of Driver while this build's Postgres
-// driver lacks methods of driver.Driver.
-var errIncomplete = errors.New("postgresconn: this build's Postgres driver does not implement the whole driver interface yet")
-
 // Driver returns the Postgres driver of a store on pool with partitions
 // partitions (pgdriver.New, pgdriver.NewDriver), as the cluster's
 // NewWithDriver takes it. It migrates nothing: a tool that reads a store
@@ -27,13 +23,7 @@ func Driver(pool *pgxpool.Pool, partitions int) (driver.Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Asserted when run, not when compiled, while the driver's groups
-	// land one by one.
-	drv, ok := any(d).(driver.Driver)
-	if !ok {
-		return nil, errIncomplete
-	}
-	return drv, nil
+	return d, nil
 }
 
 // RecordedDriver returns Driver of pool with the number of partitions
