@@ -16,7 +16,7 @@ import (
 func TestPeriodicStatesReadTheOccurrencesDueTimesExactly(t *testing.T) {
 	ctx := context.Background()
 	s, pool := newStore(t)
-	d := layoutDriver(t, pool, s.Partitions())
+	d := newConformanceDriver(t, pool, s.Partitions())
 	now := time.Now()
 	dues := []time.Time{now.Add(-2*time.Hour + 101), now.Add(-time.Hour + 202), now.Add(time.Hour + 303)}
 	for _, due := range dues {
