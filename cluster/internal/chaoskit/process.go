@@ -7,20 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// Command is how a worker process is started: Bin with Args, then the
-// worker's flags (WorkerFlags) and the store's, with Env added to the
-// test's environment.
+// Command is how a worker process is started: Bin with the worker's
+// flags (WorkerFlags) and the store's, and Env added to the test's
+// environment.
 type Command struct {
-	Bin  string
-	Args []string
-	Env  []string
+	Bin string
+	Env []string
 }
 
 // BuildCommand builds the main package pkg (a worker command that calls
@@ -83,7 +81,7 @@ func (b *lockedBuffer) String() string {
 // until its node has started.
 func (s workerSpec) start(incarnation int) (*process, error) {
 	ledger := filepath.Join(s.ledgerDir, fmt.Sprintf("%s-%d.ledger", s.name, incarnation))
-	args := slices.Concat(s.cmd.Args, WorkerFlags{Name: s.name, Ledger: ledger, Skew: s.skew}.args(), s.reach)
+	args := append(WorkerFlags{Name: s.name, Ledger: ledger, Skew: s.skew}.args(), s.reach...)
 	cmd := exec.Command(s.cmd.Bin, args...)
 	cmd.Env = append(os.Environ(), s.cmd.Env...)
 	p := &process{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}

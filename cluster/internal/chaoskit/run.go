@@ -47,8 +47,8 @@ type Store interface {
 
 // Config is one chaos run.
 type Config struct {
-	// Worker starts a worker process: its own flags and the store's are
-	// appended to Args.
+	// Worker starts a worker process (Serve); Run gives it its flags
+	// and the store's.
 	Worker Command
 	// Duration is how long faults are injected; 0 means the duration
 	// CLUSTER_CHAOS_DURATION gives (a Go duration), else Default.
