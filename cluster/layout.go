@@ -38,7 +38,13 @@ func (e *layoutError) Unwrap() error { return ErrLayout }
 // wrapping ErrLayout that says what to do (see layoutMismatch); a store
 // error is returned wrapped.
 func (n *Node) prepareStore(ctx context.Context) error {
-	if err := checkedLayout(n.drv.CheckLayout(ctx), n.cfg.prefix, n.drv.Partitions()); err != nil {
+	err := n.drv.CheckLayout(ctx)
+	if n.rdb == nil {
+		err = checkedStoreLayout(err, n.drv)
+	} else {
+		err = checkedLayout(err, n.cfg.prefix, n.drv.Partitions())
+	}
+	if err != nil {
 		return err
 	}
 	if err := n.drv.Prepare(ctx); err != nil {
@@ -84,6 +90,30 @@ func layoutMismatch(le *driver.LayoutError, prefix string, parts int) error {
 	return &layoutError{why: "the keyspace under prefix " + strconv.Quote(prefix) +
 		" is recorded with " + le.Found + " partitions (" + le.Record + "), but this node has " +
 		n + " (WithPartitions): every node of a keyspace must use the number it was created with"}
+}
+
+// checkedStoreLayout words the error of CheckLayout of d, a driver given
+// to NewWithDriver, which names its store by its address and whose
+// partitions are its own setting, not WithPartitions.
+func checkedStoreLayout(err error, d driver.Driver) error {
+	var le *driver.LayoutError
+	if err == nil || !errors.As(err, &le) {
+		return checkedLayout(err, "", d.Partitions())
+	}
+	store := "the store"
+	if addr := d.Addr(); addr != "" {
+		store += " " + addr
+	}
+	switch le.Reason {
+	case driver.LayoutVersion:
+		return &layoutError{why: store + " is recorded in layout version " + strconv.Quote(le.Found) +
+			" (" + le.Record + "), which this version does not know (it reads version " + layoutVersion + ")"}
+	case driver.LayoutPartitions:
+		return &layoutError{why: store + " is recorded with " + le.Found + " partitions (" + le.Record +
+			"), but its driver has " + strconv.Itoa(d.Partitions()) +
+			": every node of a store must use the number it was created with"}
+	}
+	return &layoutError{why: store + " holds tasks of an earlier layout (" + le.Found + ")"}
 }
 
 // RecordedPartitions returns the number of partitions recorded for the

@@ -20,7 +20,8 @@ import (
 // Node is one replica: it stores tasks in Redis (Schedule, Cancel), and,
 // once started, runs the tasks of the kinds it handles when they fall due,
 // sharing them with every other node on the same Redis and key prefix.
-// A Node comes only from New; the zero value is not usable. Its methods are
+// A Node comes only from New, or from NewWithDriver on another store
+// (PostgreSQL); the zero value is not usable. Its methods are
 // safe for concurrent use. A Node runs once: Start, then Stop or StopNow.
 //
 // It plays the part of asynq's Client and Server together, of River's
@@ -28,7 +29,7 @@ import (
 type Node struct {
 	cfg   config
 	drv   driver.Driver         // the store, behind the seam every store implements
-	rdb   redis.UniversalClient // the client New was given (the driver's may wrap it for the observer)
+	rdb   redis.UniversalClient // the client New was given (the driver's may wrap it for the observer); nil from NewWithDriver
 	name  string                // this replica's random name, the stem of its claim tokens
 	seq   atomic.Uint64         // numbers the claim tokens
 	sched *scheduler.Scheduler
@@ -122,16 +123,14 @@ type entry struct {
 // *redis.ClusterClient or any redis.UniversalClient). It starts nothing: a
 // node that only schedules need not be started. nil rdb, a nil option or
 // a bad option is an error wrapping scheduler.ErrInvalidArgument.
+// NewWithDriver makes a node on another store.
 func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if rdb == nil {
 		return nil, invalid("New", "nil Redis client")
 	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		if o == nil {
-			return nil, invalid("New", "nil option")
-		}
-		o.apply(&cfg)
+	cfg, err := configure(opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -139,23 +138,49 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 	if err := validateReplicaAcks(&cfg, rdb); err != nil {
 		return nil, err
 	}
+	drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions,
+		Observe: observeRedis(cfg.observer.RedisCall), ReplicaAcks: cfg.replicaAcks, ReplicaTimeout: cfg.replicaTimeout})
+	n, err := newNode(cfg, drv)
+	if err != nil {
+		return nil, err
+	}
+	n.rdb = rdb
+	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {
+		cfg.logger.Warn("cluster: New: the Redis client's pool is smaller than the concurrency plus 4; renewals may queue behind claims and leases expire",
+			"pool", pool, "concurrency", cfg.concurrency)
+	}
+	return n, nil
+}
+
+// configure applies opts to the default settings; a nil option is an
+// invalid argument.
+func configure(opts []Option) (config, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o == nil {
+			return config{}, invalid("New", "nil option")
+		}
+		o.apply(&cfg)
+	}
+	return cfg, nil
+}
+
+// newNode returns a node of the checked settings cfg on drv.
+func newNode(cfg config, drv driver.Driver) (*Node, error) {
 	// One worker more than the concurrency: it moves the tasks that fall
 	// due into their ready queues while the others run (concurrency.go).
 	sched, err := scheduler.New(cfg.concurrency+1,
 		scheduler.WithClock(cfg.clock),
 		scheduler.WithLogger(cfg.logger),
 		scheduler.WithRemoveOnCancel(true),
-		// On Stop the tasks not yet due stay in Redis, untouched.
+		// On Stop the tasks not yet due stay in the store, untouched.
 		scheduler.WithExecuteExistingDelayedTasksAfterShutdown(false))
 	if err != nil {
 		return nil, err
 	}
-	drv := redisdriver.New(rdb, redisdriver.Options{Prefix: cfg.prefix, Partitions: cfg.partitions,
-		Observe: observeRedis(cfg.observer.RedisCall), ReplicaAcks: cfg.replicaAcks, ReplicaTimeout: cfg.replicaTimeout})
 	n := &Node{
 		cfg:            cfg,
 		drv:            drv,
-		rdb:            rdb,
 		name:           randomID()[:12],
 		sched:          sched,
 		handlers:       make(map[string]kindHandler),
@@ -173,10 +198,6 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Node, error) {
 		trimKick:       make(chan struct{}, 1),
 	}
 	n.runCtx, n.runCancel = context.WithCancelCause(context.Background())
-	if pool := poolSize(rdb); pool > 0 && pool < cfg.concurrency+4 {
-		cfg.logger.Warn("cluster: New: the Redis client's pool is smaller than the concurrency plus 4; renewals may queue behind claims and leases expire",
-			"pool", pool, "concurrency", cfg.concurrency)
-	}
 	return n, nil
 }
 

@@ -84,7 +84,8 @@ type Observer struct {
 	// reads a listed page's tasks, PausedKinds, Health's PING, the
 	// subscription) are not reported.
 	// go-redis's own instrumentation (redisotel) reports every command,
-	// by command name.
+	// by command name. It is called on a node made by New only: a node
+	// made by NewWithDriver never calls it, whatever its driver.
 	RedisCall func(c RedisCall)
 
 	// PendingSampled is called after each sample of the pending tasks

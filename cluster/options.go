@@ -61,6 +61,10 @@ type config struct {
 	// unhandledEvery is how often at most a kind no live node handles
 	// is logged (unhandled.go).
 	unhandledEvery time.Duration
+	// prefixSet, partitionsSet and replicaAcksSet say that WithPrefix,
+	// WithPartitions and WithReplicaAcks were given: settings of the
+	// Redis driver, which NewWithDriver refuses or checks.
+	prefixSet, partitionsSet, replicaAcksSet bool
 }
 
 // handleConfig holds the settings of one kind.
@@ -171,8 +175,11 @@ const DefaultPrefix = "{scheduler}"
 // "{scheduler}").
 // Keep a hash tag ({...}) in it: the scripts touch several keys at once, and
 // the tag keeps them in one slot of a Redis Cluster. Nodes sharing a prefix
-// share their tasks.
-func WithPrefix(p string) Option { return optionFunc(func(c *config) { c.prefix = p }) }
+// share their tasks. It is a setting of New's Redis driver: NewWithDriver
+// refuses it.
+func WithPrefix(p string) Option {
+	return optionFunc(func(c *config) { c.prefix, c.prefixSet = p, true })
+}
 
 // WithClock sets the node's clock (default the system clock). The node
 // measures how far it is from Redis's clock at every membership renewal

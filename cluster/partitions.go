@@ -40,9 +40,10 @@ const MaxPartitions = 1024
 // the first node to start records it under prefix:layout, and a node with
 // another number is refused at Start with ErrLayout. A number below 1 or
 // above MaxPartitions is an error wrapping scheduler.ErrInvalidArgument
-// at New.
+// at New. A driver given to NewWithDriver fixes the number itself; there
+// the option may only repeat it.
 func WithPartitions(n int) Option {
-	return optionFunc(func(c *config) { c.partitions = n })
+	return optionFunc(func(c *config) { c.partitions, c.partitionsSet = n, true })
 }
 
 // partitionIndex is the partition of task id among n (driver.PartitionOf).

@@ -43,9 +43,10 @@ var ErrNotReplicated = driver.ErrNotReplicated
 // is not undone by one. The rdb given to New must then be a
 // *redis.Client or a *redis.ClusterClient. 0 replicas (the default) waits
 // for nothing; a negative count or a timeout not above zero with replicas
-// above zero is an error wrapping scheduler.ErrInvalidArgument.
+// above zero is an error wrapping scheduler.ErrInvalidArgument. It is a
+// setting of New's Redis driver: NewWithDriver refuses it.
 func WithReplicaAcks(replicas int, timeout time.Duration) Option {
-	return optionFunc(func(c *config) { c.replicaAcks, c.replicaTimeout = replicas, timeout })
+	return optionFunc(func(c *config) { c.replicaAcks, c.replicaTimeout, c.replicaAcksSet = replicas, timeout, true })
 }
 
 // validateReplicaAcks checks WithReplicaAcks against the client.

@@ -17,7 +17,8 @@ import (
 // Redis call of its own (a claim, renewal, sweep, standby look, reap,
 // membership renewal, Schedule or Cancel; but not one refused for want of
 // replica acknowledgements, whose master answered), and finds the promoted
-// replica as soon as the cluster knows it.
+// replica as soon as the cluster knows it. A node made by NewWithDriver
+// has no Redis client of its own, and follows nothing.
 
 // followFailover asks a cluster client to reread the cluster's slots, in
 // the background, after err; a reply from Redis (an error such as a
