@@ -82,26 +82,30 @@ func failed(what string, err error) error {
 // call of the node, wrapping err: the address of the node's Redis server
 // is named once, unless err's text names it already (as a failed dial
 // does) or the client is a cluster client, whose failing master the
-// error does not say.
+// error does not say. A node made by NewWithDriver names its store as
+// the driver's Addr does ("cluster: what: <addr>: err").
 func (n *Node) failed(what string, err error) error {
 	addr := n.drv.Addr()
-	if addr != "" && !strings.Contains(err.Error(), addr) {
-		return &failure{what: what, server: addr, err: err}
+	if addr == "" || strings.Contains(err.Error(), addr) {
+		return failed(what, err)
 	}
-	return failed(what, err)
+	if n.rdb != nil {
+		return &failure{what: what, store: "redis " + addr, err: err}
+	}
+	return &failure{what: what, store: addr, err: err}
 }
 
 // failure is the error of an operation that failed: "cluster: what: err",
-// with "redis <server>: " before err when server is set.
+// with "<store>: " before err when store is set.
 type failure struct {
-	what, server string
-	err          error
+	what, store string
+	err         error
 }
 
 func (e *failure) Error() string {
 	why := strings.TrimPrefix(e.err.Error(), "cluster: ")
-	if e.server != "" {
-		why = "redis " + e.server + ": " + why
+	if e.store != "" {
+		why = e.store + ": " + why
 	}
 	return "cluster: " + e.what + ": " + why
 }

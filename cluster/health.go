@@ -12,8 +12,8 @@ import (
 
 // Health is what Node.Health found.
 type Health struct {
-	// OK is true if the node is started, not stopping, Redis answered
-	// within the deadline and the node renewed its membership within the
+	// OK is true if the node is started, not stopping, its store (Redis,
+	// or the driver's given to NewWithDriver) answered within the deadline and the node renewed its membership within the
 	// last lease.
 	OK bool
 	// Reason says why the node is not healthy, or "" when it is.
@@ -40,7 +40,11 @@ func (n *Node) Health(ctx context.Context, timeout time.Duration) (Health, error
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := n.drv.Ping(pctx); err != nil {
-		return Health{Reason: "redis did not answer within " + timeout.String() + ": " + err.Error()}, nil
+		store := "redis"
+		if n.rdb == nil {
+			store = "the store" // a node made by NewWithDriver
+		}
+		return Health{Reason: store + " did not answer within " + timeout.String() + ": " + err.Error()}, nil
 	}
 	if age := n.cfg.clock.Now().Sub(renewed); renewed.IsZero() || age > n.cfg.lease {
 		return Health{Reason: "membership not renewed within the lease (last " + age.Round(time.Millisecond).String() + " ago)"}, nil

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/internal/redisdriver"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -106,4 +108,30 @@ func TestNewWithDriverStartRefusesAnotherNumberOfPartitions(t *testing.T) {
 	assert.Contains(t, err.Error(), "is recorded with 8 partitions")
 	assert.Contains(t, err.Error(), "its driver has 4")
 	assert.Contains(t, err.Error(), srv.Addr, "names the store by the driver's address")
+}
+
+// TestNewWithDriverNamesTheStoreAsItsDriverDoes: a node made by
+// NewWithDriver says nothing of Redis of its own: its errors name the
+// store by the driver's Addr, and Health says the store did not answer.
+func TestNewWithDriverNamesTheStoreAsItsDriverDoes(t *testing.T) {
+	addr := silentServer(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ReadTimeout: 50 * time.Millisecond,
+		WriteTimeout: 50 * time.Millisecond})
+	t.Cleanup(func() { _ = rdb.Close() })
+	silent, err := cluster.NewWithDriver(redisdriver.New(rdb, redisdriver.Options{Prefix: cluster.DefaultPrefix, Partitions: 8}),
+		testOptions()...)
+	require.NoError(t, err)
+	_, _, err = silent.Get(context.Background(), "t1")
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "cluster: get t1: "+addr+": "), "got %q", err)
+	assert.NotContains(t, err.Error(), "redis "+addr)
+
+	srv := redistest.Start(t, redistest.Options{})
+	n := newDriverNode(t, srv, 8)
+	start(t, n)
+	srv.Kill()
+	got, err := n.Health(context.Background(), 200*time.Millisecond)
+	require.NoError(t, err)
+	assert.False(t, got.OK)
+	assert.Contains(t, got.Reason, "the store did not answer")
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/pgdriver/pgserver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 )
@@ -58,10 +60,11 @@ func (w *latenessWorker) Work(ctx context.Context, job *river.Job[benchArgs]) er
 }
 
 // riverLateness inserts rate jobs a second for duration into a started
-// River client (maxWorkers workers, default fetch settings: LISTEN/NOTIFY plus a
-// poll every second), each available at once (ahead 0) or scheduled ahead
+// River client (maxWorkers workers; default fetch settings, LISTEN/NOTIFY
+// plus a poll every second, or with shortest the shortest River allows,
+// a fetch cooldown and a poll of 1 ms), each available at once (ahead 0) or scheduled ahead
 // in the future, and returns how late their workers started.
-func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration) (*latencies, error) {
+func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration, shortest bool) (*latencies, error) {
 	pool, err := riverPool(ctx, srv, 40)
 	if err != nil {
 		return nil, err
@@ -71,21 +74,11 @@ func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	l := &latencies{done: make(chan struct{}), want: n}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &latenessWorker{l: l})
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}},
-		Workers: workers,
-	})
+	client, stop, err := startRiver(ctx, pool, &river.Config{Workers: workers}, shortest)
 	if err != nil {
 		return nil, err
 	}
-	if err := client.Start(ctx); err != nil {
-		return nil, err
-	}
-	defer func() {
-		stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		_ = client.Stop(stopCtx)
-	}()
+	defer stop()
 	if err := paced(ctx, rate, n, func(i int) error {
 		var opts *river.InsertOpts
 		if ahead > 0 {
@@ -97,6 +90,28 @@ func riverLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		return nil, err
 	}
 	return l, l.wait(ahead)
+}
+
+// startRiver starts a River client on pool with cfg, maxWorkers workers
+// on the default queue and, with shortest, the shortest fetch intervals
+// River allows; stop stops it, waiting at most 30 s.
+func startRiver(ctx context.Context, pool *pgxpool.Pool, cfg *river.Config, shortest bool) (client *river.Client[pgx.Tx], stop func(), err error) {
+	cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: maxWorkers}}
+	if shortest {
+		cfg.FetchCooldown, cfg.FetchPollInterval = river.FetchCooldownMin, river.FetchPollIntervalMin
+	}
+	client, err = river.NewClient(riverpgxv5.New(pool), cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := client.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	return client, func() {
+		stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		_ = client.Stop(stopCtx)
+	}, nil
 }
 
 // wait waits until every job started, or for ahead and a minute more.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
@@ -33,6 +34,7 @@ const benchLease = 30 * time.Second
 
 // windowNode is one node of a Store lateness run.
 type windowNode struct {
+	pool  *pgxpool.Pool
 	store *pgdriver.Store
 	parts []int
 	l     *latencies
@@ -42,6 +44,16 @@ type windowNode struct {
 	armed  map[string]bool
 	errs   []error
 	timers sync.WaitGroup
+
+	// fired is how late each won claim was sent, rtt how long it took;
+	// notDue counts the claims sent before the database's clock said due.
+	fired, rtt *latencies
+	notDue     atomic.Int64
+
+	// batch: timers kick claimDueLoop (claimdue.go) instead of claiming
+	// their one task.
+	batch bool
+	kick  chan struct{}
 }
 
 // arm sets a timer that claims task id at runAt, unless one is set.
@@ -59,6 +71,10 @@ func (n *windowNode) arm(id string, runAt time.Time) {
 	n.timers.Add(1)
 	time.AfterFunc(time.Until(runAt), func() {
 		defer n.timers.Done()
+		if n.batch {
+			n.fire(id)
+			return
+		}
 		n.claim(id)
 	})
 }
@@ -70,9 +86,12 @@ func (n *windowNode) claim(id string) {
 		return
 	}
 	tok := newToken()
+	started := time.Now()
 	c, err := n.store.Claim(n.ctx, id, tok, benchLease)
 	if err == nil && c.Outcome == pgdriver.ClaimWon {
 		n.l.add(time.Since(c.Task.Due))
+		n.fired.add(started.Sub(c.Task.Due))
+		n.rtt.add(time.Since(started))
 		_, err = n.store.Complete(n.ctx, id, tok, pgdriver.Ending{})
 	}
 	n.mu.Lock()
@@ -82,6 +101,7 @@ func (n *windowNode) claim(id string) {
 	}
 	n.mu.Unlock()
 	if err == nil && c.Outcome == pgdriver.ClaimNotDue {
+		n.notDue.Add(1)
 		n.arm(id, time.Now().Add(c.RunAt.Sub(c.DBNow)))
 	}
 }
@@ -122,7 +142,7 @@ func newToken() string {
 // storeLateness schedules rate tasks a second for duration on a fresh
 // database, each due at once (ahead 0) or ahead in the future, while
 // storeNodes window nodes run them, and returns how late each started.
-func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration) (*latencies, error) {
+func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration, ahead time.Duration, batch bool) (*latencies, error) {
 	pool, err := freshPool(ctx, srv, 40)
 	if err != nil {
 		return nil, err
@@ -133,13 +153,15 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	}
 	n := int(float64(rate) * duration.Seconds())
 	l := &latencies{done: make(chan struct{}), want: n}
+	fired, rtt := &latencies{want: -1}, &latencies{want: -1}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var nodes []*windowNode
-	var loaders sync.WaitGroup
+	var loaders, completions sync.WaitGroup
 	defer func() {
 		stop()
 		loaders.Wait()
+		completions.Wait()
 		for _, node := range nodes {
 			node.timers.Wait()
 		}
@@ -147,7 +169,7 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	for i := range storeNodes {
 		cfg := pool.Config().Copy()
 		cfg.MaxConns = 12
-		nodePool, err := pgxpool.NewWithConfig(ctx, cfg)
+		nodePool, err := warmPool(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +178,8 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		if err != nil {
 			return nil, err
 		}
-		node := &windowNode{store: st, l: l, ctx: runCtx, armed: make(map[string]bool)}
+		node := &windowNode{pool: nodePool, store: st, l: l, ctx: runCtx, armed: make(map[string]bool), fired: fired, rtt: rtt,
+			batch: batch, kick: make(chan struct{}, 1)}
 		for p := i; p < st.Partitions(); p += storeNodes {
 			node.parts = append(node.parts, p)
 		}
@@ -174,10 +197,16 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		defer lis.Close()
 		<-subscribed
 		nodes = append(nodes, node)
-		loaders.Add(1)
+		loaders.Add(2)
 		go func() {
 			defer loaders.Done()
 			node.loadEvery(runCtx)
+		}()
+		go func() {
+			defer loaders.Done()
+			if batch {
+				node.claimDueLoop(&completions)
+			}
 		}()
 	}
 	scheduler, err := pgdriver.New(pool, pgdriver.Options{})
@@ -185,6 +214,9 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 		return nil, err
 	}
 	payload := []byte(`{"seq":0}`)
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	waits := sampleWaits(sampleCtx, pool)
+	defer stopSampling()
 	if err := paced(ctx, rate, n, func(i int) error {
 		_, err := scheduler.Schedule(ctx, pgdriver.Task{ID: "late-" + strconv.Itoa(i), Kind: "bench",
 			Payload: payload, Due: time.Now().Add(ahead), MaxRetries: 25})
@@ -195,6 +227,15 @@ func storeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration
 	if err := l.wait(ahead); err != nil {
 		return l, err
 	}
+	stopSampling()
+	fmt.Printf("  the server's busy backends on average, by activity:%s\n", waits)
+	var notDue int64
+	for _, node := range nodes {
+		notDue += node.notDue.Load()
+		st := node.pool.Stat()
+		fmt.Printf("  node pool: %d acquires, %d waited for a connection, %v waiting on average\n", st.AcquireCount(), st.EmptyAcquireCount(), (st.AcquireDuration() / time.Duration(max(1, st.AcquireCount()))).Round(time.Microsecond))
+	}
+	fmt.Printf("  the Store's won claims: sent late by %s; round trip %s; %d claims not due yet by the database's clock\n", fired, rtt, notDue)
 	for _, node := range nodes {
 		node.mu.Lock()
 		errs := node.errs

@@ -51,17 +51,7 @@ WITH victim AS (
         coalesce(state = 'done' AND expires_at <= statement_timestamp(), false) AS ended
     FROM stpe_tasks WHERE id = $1
     FOR UPDATE
-), `+markDone("victim", "state <> 'done' AND left(kind, 1) = '@'", "$2")+`,
-kept AS (
-    UPDATE stpe_tasks t SET `+endedAs("'canceled'", "''")+`, `+keptDone("$3")+`
-    FROM victim v WHERE t.id = v.id AND v.state <> 'done' AND $4::integer > 0
-    RETURNING t.id
-), deleted AS (
-    DELETE FROM stpe_tasks t USING victim v WHERE t.id = v.id AND (v.state = 'done' OR $4::integer < 1)
-    RETURNING t.id
-), told AS MATERIALIZED (
-    SELECT pg_notify('stpe_p' || partition, 'removed ' || kind || ' ' || id) FROM victim WHERE state <> 'done'
-)
+), `+cancelSteps("$2", "$3", "$4")+`
 SELECT state, ended, (SELECT count(*) FROM told) FROM victim`, id, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max).Scan(&state, &ageEnded, new(int64))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -74,6 +64,26 @@ SELECT state, ended, (SELECT count(*) FROM told) FROM victim`, id, micros(e.Rete
 	return Cancellation{Removed: !ageEnded, WasRunning: state == Running}, nil
 }
 
+// cancelSteps are the common table expressions that cancel the rows of
+// the CTE victim (columns id, kind, partition, due, sum: the payload's
+// MD5, state; locked FOR UPDATE) as Cancel does, with the retention, the
+// done records' age (µs) and their number kept of the parameters ret, age
+// and max: marked, kept, deleted and told, which the statement must read
+// for its notices to be sent.
+func cancelSteps(ret, age, max string) string {
+	return markDone("victim", "state <> 'done' AND left(kind, 1) = '@'", ret) + `,
+kept AS (
+    UPDATE stpe_tasks t SET ` + endedAs("'canceled'", "''") + `, ` + keptDone(age) + `
+    FROM victim v WHERE t.id = v.id AND v.state <> 'done' AND ` + max + `::integer > 0
+    RETURNING t.id
+), deleted AS (
+    DELETE FROM stpe_tasks t USING victim v WHERE t.id = v.id AND (v.state = 'done' OR ` + max + `::integer < 1)
+    RETURNING t.id
+), told AS MATERIALIZED (
+    SELECT pg_notify('stpe_p' || partition, 'removed ' || kind || ' ' || id) FROM victim WHERE state <> 'done'
+)`
+}
+
 // Get returns task id as stored, or an error wrapping driver.ErrNotFound
 // (which package cluster exports as ErrNotFound) if no task holds the ID
 // (a done record past its age is not found).
@@ -81,26 +91,37 @@ func (s *Store) Get(ctx context.Context, id string) (StoredTask, error) {
 	if id == "" {
 		return StoredTask{}, invalid("get", "empty task ID")
 	}
+	t, err := scanTask(s.pool.QueryRow(ctx, `
+SELECT `+taskColumns+` FROM stpe_tasks
+WHERE id = $1 AND NOT (state = 'done' AND expires_at <= statement_timestamp())`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return StoredTask{}, &notFoundError{what: "get " + id}
+	}
+	if err != nil {
+		return StoredTask{}, failed("get "+id, err)
+	}
+	return t, nil
+}
+
+// taskColumns are the columns of stpe_tasks that scanTask reads, in its
+// order.
+const taskColumns = `id, kind, payload, due, max_retries, metadata, partition, state, run_at, attempts, lost_runs,
+    lease_token, lease_expires, claimed_at, claimed_by, last_error, created_at, updated_at, finished_at,
+    expires_at, history`
+
+// scanTask reads a row of taskColumns, then the columns of extra.
+func scanTask(r pgx.Row, extra ...any) (StoredTask, error) {
 	var (
 		t                                           StoredTask
 		token, claimedBy                            *string
 		leaseExpires, claimedAt, finished, expireAt *time.Time
 		history                                     []runJSON
 	)
-	err := s.pool.QueryRow(ctx, `
-SELECT id, kind, payload, due, max_retries, metadata, partition, state, run_at, attempts, lost_runs,
-    lease_token, lease_expires, claimed_at, claimed_by, last_error, created_at, updated_at, finished_at,
-    expires_at, history
-FROM stpe_tasks
-WHERE id = $1 AND NOT (state = 'done' AND expires_at <= statement_timestamp())`, id).Scan(
-		&t.ID, &t.Kind, &t.Payload, &t.Due, &t.MaxRetries, &t.Metadata, &t.Partition, &t.State, &t.RunAt,
+	dest := []any{&t.ID, &t.Kind, &t.Payload, &t.Due, &t.MaxRetries, &t.Metadata, &t.Partition, &t.State, &t.RunAt,
 		&t.Attempts, &t.LostRuns, &token, &leaseExpires, &claimedAt, &claimedBy, &t.LastError, &t.CreatedAt,
-		&t.UpdatedAt, &finished, &expireAt, &history)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return StoredTask{}, &notFoundError{what: "get " + id}
-	}
-	if err != nil {
-		return StoredTask{}, failed("get "+id, err)
+		&t.UpdatedAt, &finished, &expireAt, &history}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return StoredTask{}, err
 	}
 	t.LeaseToken, t.ClaimedBy = deref(token), deref(claimedBy)
 	for _, r := range history {

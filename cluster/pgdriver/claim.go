@@ -8,11 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The claim: one UPDATE moves a due task from pending to running for one
-// owner token, with a lease, so only one node can win it (the row lock
-// makes a second claimer wait, then find it running). Whether the task is
-// due is judged by the database's clock, so a node whose clock runs ahead
-// never starts a task early.
+// The claim: one statement locks the task's row, reads it and, if it is
+// pending and due, moves it to running for one owner token, with a lease,
+// so only one node can win it (the row lock makes a second claimer wait,
+// then find it running) and every other answer says what the row held.
+// Whether the task is due is judged by the database's clock, so a node
+// whose clock runs ahead never starts a task early.
 
 // ClaimOutcome is what a claim found.
 type ClaimOutcome int
@@ -55,55 +56,127 @@ const claimSet = `state = 'running', lease_token = $token, claimed_at = statemen
 // claimReturning is what a won claim reads back, in claimedTask's order.
 const claimReturning = `t.id, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata, t.lease_expires`
 
-// notPaused is the condition that the kind of the row t is not paused.
-const notPaused = `NOT EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
+// isPaused is the condition that the kind of the row t is paused,
+// notPaused that it is not.
+const (
+	isPaused  = `EXISTS (SELECT 1 FROM stpe_paused_kinds p WHERE p.kind = t.kind)`
+	notPaused = `NOT ` + isPaused
+)
 
-// claimOne is Claim's statement: $1 id, $2 token, $3 lease (µs), $4 node.
-var claimOne = named(`
-UPDATE stpe_tasks t SET `+claimSet+`
-WHERE t.id = $1 AND t.state = 'pending' AND t.run_at <= statement_timestamp() AND `+notPaused+`
-RETURNING `+claimReturning, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$4"})
+// claimOneSQL is the statement of the claim of one task, for owner $2
+// under a lease of $3 µs by node $4, if it is pending for no later than
+// $5 (NULL: whatever time) and due by the database's clock: the row of
+// ID $1 is locked and read first (cur), so the answer says what the claim
+// found on the row's latest version, and the claim never waits for more
+// than that row; a won claim returns its lease's expiry. With periodic,
+// stpe_occurrence_rule decides first (rule: $6 misfire, $7 overlap, $8
+// next occurrence, $9 threshold µs, $11 the occurrence's due time), and
+// a skipped occurrence is deleted, leaving its done marker for $10 µs. It
+// answers no row when no task holds the ID.
+func claimOneSQL(periodic bool) string {
+	rule, gate, wonGate, skip, from, more, sum := "", "", "", "", "cur", "", ""
+	if periodic {
+		const verdict = `(SELECT verdict FROM rule)`
+		rule = `rule AS MATERIALIZED (
+    SELECT verdict, blocked_until
+    FROM stpe_occurrence_rule($1, coalesce($5::timestamptz, 'infinity'), $6, $7, $8, $9, $11)
+), `
+		// cur reads the verdict in its condition, so the rule decides (and
+		// takes its lock) before the row is read.
+		gate = ` AND ` + verdict + ` IS NOT NULL`
+		wonGate = ` AND ` + verdict + ` = 'claim'`
+		skip = `, skipped AS (
+    DELETE FROM stpe_tasks t USING cur
+    WHERE t.id = cur.id AND cur.state = 'pending' AND ` + verdict + ` = 'skip'
+    RETURNING t.id
+), ` + markDone("cur", "state = 'pending' AND "+verdict+" = 'skip'", "$10")
+		from = "rule CROSS JOIN cur"
+		more = ", rule.verdict, rule.blocked_until, EXISTS (SELECT 1 FROM skipped)"
+		sum = "md5(t.payload) AS sum, "
+	}
+	return named(`
+WITH `+rule+`cur AS MATERIALIZED (
+    SELECT t.id, t.state, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata,
+        `+sum+isPaused+` AS paused
+    FROM stpe_tasks t WHERE t.id = $1`+gate+`
+    FOR UPDATE OF t
+), won AS (
+    UPDATE stpe_tasks t SET `+claimSet+`
+    FROM cur WHERE t.id = cur.id AND cur.state = 'pending' AND NOT cur.paused
+        AND cur.run_at <= coalesce($5::timestamptz, 'infinity') AND cur.run_at <= statement_timestamp()`+wonGate+`
+    RETURNING t.lease_expires
+)`+skip+`
+SELECT cur.state, cur.kind, cur.run_at, statement_timestamp(), cur.paused, won.lease_expires,
+    CASE WHEN won.lease_expires IS NOT NULL THEN cur.payload END, cur.due, cur.max_retries, cur.attempts,
+    cur.lost_runs, cur.metadata`+more+`
+FROM `+from+` LEFT JOIN won ON true`, map[string]string{"$token": "$2", "$lease": "$3", "$node": "$4"})
+}
+
+var (
+	claimOne        = claimOneSQL(false)
+	claimOccurrence = claimOneSQL(true)
+)
+
+// claimFound is what the claim of one task found (claimOneSQL): the
+// task's row as it was locked, the database's clock, whether the claim
+// won and, for an occurrence's claim, the periodic rule's verdict, when
+// the run it waits for ends (blocked) and whether it was skipped.
+type claimFound struct {
+	Claim
+	state   State
+	paused  bool
+	won     bool
+	verdict string
+	blocked *time.Time
+	skipped bool
+}
+
+// claimTask runs sql, a claimOneSQL, with args; found is false when no
+// task holds the ID.
+func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args ...any) (c claimFound, found bool, err error) {
+	var expires *time.Time
+	dest := []any{&c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, &expires, &c.Task.Payload, &c.Task.Due,
+		&c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata}
+	if periodic {
+		dest = append(dest, &c.verdict, &c.blocked, &c.skipped)
+	}
+	err = s.pool.QueryRow(ctx, sql, args...).Scan(dest...)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return claimFound{}, false, nil
+	case err != nil:
+		return claimFound{}, false, err
+	}
+	if expires != nil {
+		c.won, c.Outcome, c.LeaseExpires = true, ClaimWon, *expires
+	}
+	return c, true, nil
+}
 
 // Claim claims task id for the owner token with a lease, if it is pending
 // and due by the database's clock (River's JobGetAvailable for one job,
-// the cluster package's claim script). Only one of many claimers of a
-// task wins. token should be fresh for each claim: Complete, Fail,
-// Release and Extend check it.
+// the cluster package's claim script), in one statement that locks the
+// task's row alone. Only one of many claimers of a task wins. token
+// should be fresh for each claim: Complete, Fail, Release and Extend
+// check it.
 func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration) (Claim, error) {
 	if err := validClaim("claim "+id, id, token, lease); err != nil {
 		return Claim{}, err
 	}
-	for range raceRounds {
-		c, err := claimedTask(s.pool.QueryRow(ctx, claimOne, id, token, micros(lease), s.node))
-		if err == nil {
-			return c, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return Claim{}, failed("claim "+id, err)
-		}
-		var (
-			state      State
-			kind       string
-			runAt, now time.Time
-			paused     bool
-		)
-		err = s.pool.QueryRow(ctx, `
-SELECT t.state, t.kind, t.run_at, statement_timestamp(), NOT `+notPaused+`
-FROM stpe_tasks t WHERE t.id = $1`, id).Scan(&state, &kind, &runAt, &now, &paused)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			return Claim{Outcome: ClaimGone}, nil
-		case err != nil:
-			return Claim{}, failed("claim "+id, err)
-		case state != Pending:
-			return Claim{Outcome: ClaimGone}, nil
-		case paused:
-			return Claim{Outcome: ClaimPaused, Task: Task{ID: id, Kind: kind}, RunAt: runAt}, nil
-		case runAt.After(now):
-			return Claim{Outcome: ClaimNotDue, Task: Task{ID: id, Kind: kind}, RunAt: runAt, DBNow: now}, nil
-		}
-		// Pending and due: it fell due, was handed back or resumed
-		// between the two statements. Claim again.
+	c, found, err := s.claimTask(ctx, claimOne, false, id, token, micros(lease), s.node, nil)
+	if err != nil {
+		return Claim{}, failed("claim "+id, err)
+	}
+	c.Task.ID = id
+	switch {
+	case !found || c.state != Pending:
+		return Claim{Outcome: ClaimGone}, nil
+	case c.won:
+		return c.Claim, nil
+	case c.paused:
+		return Claim{Outcome: ClaimPaused, Task: Task{ID: id, Kind: c.Task.Kind}, RunAt: c.RunAt}, nil
+	case c.RunAt.After(c.DBNow):
+		return Claim{Outcome: ClaimNotDue, Task: Task{ID: id, Kind: c.Task.Kind}, RunAt: c.RunAt, DBNow: c.DBNow}, nil
 	}
 	return Claim{Outcome: ClaimGone}, nil
 }

@@ -25,6 +25,9 @@
 //     kind not paused to running, with a lease and the caller's owner
 //     token; the row lock lets one claimer win. ClaimDue takes a batch
 //     with FOR UPDATE SKIP LOCKED, so claimers never wait on one another.
+//     The claim of a periodic occurrence (Driver.ClaimOccurrence) first
+//     decides its misfire and overlap rules, under the advisory lock of
+//     its kind (the function stpe_occurrence_rule).
 //   - Complete, Fail, Release and Extend check the token (fencing): a run
 //     that lost its lease writes nothing. Each run that ends is recorded
 //     in the task's history (driver.RunRecord): its node, start, end,
@@ -86,8 +89,9 @@
 //   - stpe_done_marks, a done marker per ID held after its end (id,
 //     kind, due, payload_md5, expires_at).
 //   - stpe_timeline, the per-minute counts (partition, minute, kind,
-//     field: a lateness bucket, "f" or "l"; count, expires_at), counted by
-//     the function stpe_late_bucket's buckets.
+//     field: a lateness bucket, "f" or "l", or a sample of pending depth's
+//     "p" or "o"; count, expires_at), counted by the function
+//     stpe_late_bucket's buckets.
 //   - stpe_paused_kinds, the paused kinds (kind, paused_at).
 //   - stpe_members, a row per started node (id, host, pid, version,
 //     kinds, claims, stopping, started_at, heartbeat_at, expires_at).
@@ -96,7 +100,8 @@
 //
 // A notice's payload is "<state> <run_at in µs> <kind> <id>" (state
 // pending or dead), "removed <kind> <id>" for a canceled task (deleted,
-// or kept as a done record), or "resumed <kind>" after Store.Resume.
+// or kept as a done record), "resumed <kind>" after Store.Resume, or
+// "ended <kind>" when the run of a periodic occurrence ends (a trigger).
 //
 // The tests start a real PostgreSQL (internal/pgtest): Debian's package
 // (apt-get install -y postgresql); SCHEDULER_REQUIRE_POSTGRES=1 turns its

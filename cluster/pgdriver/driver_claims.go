@@ -7,9 +7,95 @@ import (
 	"github.com/go-stpe/scheduler/cluster/driver"
 )
 
-// The Claims group of driver.Driver (cluster/driver/claims.go), so far renewing leases, listing the expired
-// ones, and recording a completion or a hand-back. Every time they stamp
-// or compare is the database's clock.
+// The Claims group of driver.Driver (cluster/driver/claims.go): claiming
+// a task or a periodic occurrence, renewing leases, listing and reaping
+// the expired ones, and recording a run's end (the samples of pending
+// depth are in driver_claims_depths.go). Every time they stamp or compare
+// is the database's clock.
+
+// Claim moves task id from pending to running for owner under a lease
+// of lease from the database's clock, in one statement that locks the
+// task's row alone (claimOneSQL), if it is pending for due and due by the
+// database's clock; it stamps the run's start. Only one of the owners
+// that claim a task wins. It answers ClaimWon with the task, ClaimLater
+// (pending for a later time than due, retried or rescheduled), ClaimEarly
+// (pending for due, not yet due by the database's clock, with its time)
+// or ClaimGone (not pending: claimed elsewhere, canceled, done, dead, of
+// a paused kind, or missing). kind is not needed: the row holds it.
+// River's JobGetAvailable for one job, asynq's dequeue.
+func (d *Driver) Claim(ctx context.Context, id, kind string, due time.Time, lease time.Duration, owner string) (driver.Claim, error) {
+	if err := validClaim("claim "+id, id, owner, lease); err != nil {
+		return driver.Claim{}, err
+	}
+	c, found, err := d.st.claimTask(ctx, claimOne, false, id, owner, micros(lease), d.st.node, toTime(due))
+	if err != nil {
+		return driver.Claim{}, failed("claim "+id, err)
+	}
+	return claimAnswer(c, found, toTime(due)), nil
+}
+
+// ClaimOccurrence claims the occurrence id of a periodic task as Claim
+// does, in one statement, deciding first, atomically (under the advisory
+// lock of the occurrences' kind, stpe_occurrence_rule of migration 004)
+// and by the database's clock, what o's misfire and overlap rules say of
+// it given the task's other occurrences: ClaimSkipped when the misfire
+// policy skips it (a first run whose next occurrence is due, for
+// "coalesce" and "skip", or, for "skip", later than o.Threshold), which
+// deletes it and leaves its done marker for o.Retention; ClaimBlocked
+// when it waits for an earlier occurrence due by now ("each",
+// BlockedUntil zero) or, without o.Overlap, for the run of another
+// occurrence (BlockedUntil its lease's expiry). Quartz's misfire
+// instructions and @DisallowConcurrentExecution.
+func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.Time, lease time.Duration, owner string, o driver.Occurrence) (driver.Claim, error) {
+	if err := validClaim("claim "+id, id, owner, lease); err != nil {
+		return driver.Claim{}, err
+	}
+	switch {
+	case o.Misfire != "coalesce" && o.Misfire != "skip" && o.Misfire != "each":
+		return driver.Claim{}, invalid("claim "+id, "misfire policy %q: want coalesce, skip or each", o.Misfire)
+	case o.Threshold < 0 || o.Retention < 0:
+		return driver.Claim{}, invalid("claim "+id, "threshold %v or retention %v < 0", o.Threshold, o.Retention)
+	}
+	var next *time.Time
+	if !o.Next.IsZero() {
+		n := toTime(o.Next)
+		next = &n
+	}
+	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.node, toTime(due),
+		o.Misfire, o.Overlap, next, micros(o.Threshold), micros(o.Retention), toTime(o.Due))
+	if err != nil {
+		return driver.Claim{}, failed("claim "+id, err)
+	}
+	switch {
+	case !found:
+		return driver.Claim{Outcome: driver.ClaimGone}, nil
+	case c.verdict == "skip" && c.skipped:
+		return driver.Claim{Outcome: driver.ClaimSkipped}, nil
+	case c.verdict == "block":
+		b := driver.Claim{Outcome: driver.ClaimBlocked, StoreNow: c.DBNow}
+		if c.blocked != nil {
+			b.BlockedUntil = *c.blocked
+		}
+		return b, nil
+	}
+	return claimAnswer(c, found, toTime(due)), nil
+}
+
+// claimAnswer is what c, the claim of one task pending for asked, answers.
+func claimAnswer(c claimFound, found bool, asked time.Time) driver.Claim {
+	switch {
+	case !found || c.state != Pending || c.paused:
+		return driver.Claim{Outcome: driver.ClaimGone}
+	case c.won:
+		return driver.Claim{Outcome: driver.ClaimWon, Kind: c.Task.Kind, Payload: c.Task.Payload, Due: c.Task.Due,
+			Attempt: c.Attempts, Lost: c.LostRuns, Meta: c.Task.Metadata}
+	case c.RunAt.After(asked):
+		return driver.Claim{Outcome: driver.ClaimLater, Kind: c.Task.Kind, Due: c.RunAt}
+	case c.RunAt.After(c.DBNow):
+		return driver.Claim{Outcome: driver.ClaimEarly, Kind: c.Task.Kind, Due: c.RunAt, StoreNow: c.DBNow}
+	}
+	return driver.Claim{Outcome: driver.ClaimGone}
+}
 
 // Extend renews, to the database's now plus lease, the leases of held
 // whose owner still holds them, all in one statement (rows locked in ID
@@ -26,8 +112,10 @@ func (d *Driver) Extend(ctx context.Context, lease time.Duration, held []Held) (
 
 // Expired lists, by partition index, the running tasks of partitions
 // (all if nil) whose lease expired by the database's clock, at most limit
-// per partition, earliest expiry first; full is true if some partition
-// had more. It only reads: the reaper takes them back.
+// per partition, earliest expiry first, in one statement; full is true if
+// some partition had limit or more (as the Redis driver says it). It only
+// reads: Reap takes them back. River's rescuer and asynq's recoverer
+// look for the same.
 func (d *Driver) Expired(ctx context.Context, partitions []int, limit int) (expired map[int][]string, full bool, err error) {
 	if limit < 1 {
 		return nil, false, invalid("expired", "limit %d < 1", limit)
@@ -41,13 +129,16 @@ SELECT partition, id, n FROM (
     FROM stpe_tasks
     WHERE state = 'running' AND lease_expires <= statement_timestamp()
       AND ($1::integer[] IS NULL OR partition = ANY($1::integer[]))
-) AS due WHERE n <= $2 + 1`, partitionsArg(partitions), limit)
+) AS due WHERE n <= $2`, partitionsArg(partitions), limit)
 	if err != nil {
 		return nil, false, failed("expired", err)
 	}
-	expired, full, err = byPartition(rows, limit)
+	expired, _, err = byPartition(rows, limit)
 	if err != nil {
 		return nil, false, failed("expired", err)
+	}
+	for _, ids := range expired {
+		full = full || len(ids) >= limit
 	}
 	return expired, full, nil
 }
@@ -72,4 +163,41 @@ func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention
 func (d *Driver) Release(ctx context.Context, id, kind, owner string) (Recorded, error) {
 	out, err := d.st.Release(ctx, id, owner)
 	return Recorded(out), err
+}
+
+// Fail records the failed run f of a task held by f.Owner, in one
+// statement (Store.Fail): the attempt is counted and the task is pending
+// again, due f.Backoff after the database's clock (RecordedRetry), or
+// dead (RecordedDead) past its retry limit or with f.SkipRetry; the run
+// record keeps driver.MaxHistoryError bytes of f.Error, and the run is
+// counted in tl. RecordedLost when f.Owner no longer holds the task
+// (nothing is changed). The kind is not needed: the row holds it. River's
+// JobSetStateIfRunning (retryable or discarded), asynq's Retry and
+// Archive.
+func (d *Driver) Fail(ctx context.Context, f driver.Failure, tl driver.Timeline) (Recorded, error) {
+	if f.Outcome != driver.OutcomeFailed && f.Outcome != driver.OutcomeTimedOut {
+		return "", invalid("fail "+f.ID, "outcome %q: want %q or %q", f.Outcome, driver.OutcomeFailed, driver.OutcomeTimedOut)
+	}
+	out, err := d.st.Fail(ctx, f.ID, f.Owner, Failure{Error: f.Error, Backoff: f.Backoff, SkipRetry: f.SkipRetry,
+		TimedOut: f.Outcome == driver.OutcomeTimedOut, Timeline: tl})
+	return Recorded(out), err
+}
+
+// Reap takes back the runs of expired (by partition index) whose lease is
+// still expired by the database's clock, all in one statement (so every
+// partition's share is taken back, or none on an error): each run is
+// recorded as lost and counted in tl, and its task is pending again, due
+// now, or dead when it lost more than maxLost runs. A task finished,
+// renewed or held by another step meanwhile is left as it is, and an ID
+// listed under a partition that is not its own is left out. It returns
+// the runs it took back. River's rescuer, asynq's recoverer.
+func (d *Driver) Reap(ctx context.Context, expired map[int][]string, maxLost int, tl driver.Timeline) ([]driver.LostRun, error) {
+	if maxLost < 0 {
+		return nil, invalid("reap", "max lost runs %d < 0", maxLost)
+	}
+	ids, parts := listedIDs(expired)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return d.st.reap(ctx, reapListed, ids, parts, maxLost, tl)
 }

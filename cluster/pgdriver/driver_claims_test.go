@@ -12,8 +12,8 @@ import (
 
 // TestDriverExtendAndExpired: Extend renews the leases their owner holds
 // and returns the others; Expired lists, by partition, the leases expired
-// by the database's clock, at most limit per partition (full when more),
-// and only of the partitions asked.
+// by the database's clock, at most limit per partition (full when one had
+// the limit or more), and only of the partitions asked.
 func TestDriverExtendAndExpired(t *testing.T) {
 	ctx := context.Background()
 	d, pool := newDriver(t)
@@ -41,8 +41,12 @@ func TestDriverExtendAndExpired(t *testing.T) {
 		t.Fatalf("Expired(partition 2, limit 2) = %v, %v, %v; want two of its three, full", exp, full, err)
 	}
 	exp, full, err = d.Expired(ctx, nil, 3)
+	if err != nil || !full || len(exp[2]) != 3 || len(exp[s.PartitionOf(other)]) != 1 {
+		t.Fatalf("Expired(all, limit 3) = %v, %v, %v; want all four, full (a partition had the limit)", exp, full, err)
+	}
+	exp, full, err = d.Expired(ctx, nil, 4)
 	if err != nil || full || len(exp[2]) != 3 || len(exp[s.PartitionOf(other)]) != 1 {
-		t.Fatalf("Expired(all, limit 3) = %v, %v, %v; want all four", exp, full, err)
+		t.Fatalf("Expired(all, limit 4) = %v, %v, %v; want all four, not full", exp, full, err)
 	}
 }
 

@@ -71,8 +71,9 @@ func (d *Driver) Cancel(ctx context.Context, id, kind string, retention time.Dur
 // of KeepDone: those finished (by the database's clock, when the record
 // was made) before olderThan (the caller's time), and, of the rest, the
 // oldest past the newest max across all partitions; at most batch per
-// partition each way. full is true if some partition had more to trim
-// than it listed. It only reads: RemoveDone removes them. River's job
+// partition of the aged, and batch in all of the rest (as the Redis
+// driver lists them). full is true if there was more to trim than it
+// listed. It only reads: RemoveDone removes them. River's job
 // cleaner, asynq's janitor.
 func (d *Driver) DoneToTrim(ctx context.Context, olderThan time.Time, max, batch int) (victims map[int][]string, full bool, err error) {
 	if max < 0 || batch < 1 {
@@ -83,7 +84,7 @@ WITH aged AS (
     SELECT partition, id, row_number() OVER (PARTITION BY partition ORDER BY finished_at, id) AS n
     FROM stpe_tasks WHERE state = 'done' AND finished_at < $1
 ), past_max AS (
-    SELECT partition, id, row_number() OVER (PARTITION BY partition ORDER BY finished_at, id) AS n
+    SELECT partition, id, row_number() OVER (ORDER BY finished_at, id) AS n
     FROM (
         SELECT partition, id, finished_at FROM stpe_tasks
         WHERE state = 'done' AND finished_at >= $1
@@ -130,13 +131,7 @@ func byPartition(rows pgx.Rows, limit int) (ids map[int][]string, full bool, err
 // or removed meanwhile), or not of the partition it is listed under; it
 // returns how many it removed.
 func (d *Driver) RemoveDone(ctx context.Context, victims map[int][]string) (int, error) {
-	var ids []string
-	var parts []int32
-	for p, list := range victims {
-		for _, id := range list {
-			ids, parts = append(ids, id), append(parts, int32(p))
-		}
-	}
+	ids, parts := listedIDs(victims)
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -147,6 +142,17 @@ WHERE t.id = v.id AND t.partition = v.partition AND t.state = 'done'`, ids, part
 		return 0, failed("remove done", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// listedIDs flattens IDs listed by partition index into the IDs and, at
+// the same index, their partitions, as a statement's arrays.
+func listedIDs(byPartition map[int][]string) (ids []string, parts []int32) {
+	for p, list := range byPartition {
+		for _, id := range list {
+			ids, parts = append(ids, id), append(parts, int32(p))
+		}
+	}
+	return ids, parts
 }
 
 // taskOf is t as the Store takes it.

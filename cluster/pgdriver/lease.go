@@ -68,16 +68,45 @@ RETURNING t.id, t.lease_token`, ids, tokens, micros(lease))
 	return lost, nil
 }
 
-// LostRun is a run whose lease expired, as ReapExpired returned its task.
-type LostRun struct {
-	ID, Kind string
-	// Dead is true if the task went dead, past the limit of lost runs;
-	// else it is pending again.
-	Dead bool
-}
+// LostRun is a run whose lease expired, as ReapExpired returned its task:
+// driver.LostRun.
+type LostRun = driver.LostRun
 
 // LeaseExpiredError is the last error ReapExpired writes on a task.
 const LeaseExpiredError = "cluster: lease expired: the node running the task stopped, stalled or lost the database"
+
+// reapSQL is the statement that takes back the expired runs of the rows
+// picked (a condition on the row t, and the rest of its SELECT: order and
+// limit), whose lease is still expired by the database's clock, skipping
+// the rows another step holds (so two reapers never take a run back
+// twice): $3 max lost runs, $4 the error, $5 and $6 the timeline's minute
+// and TTL (µs). It returns the ID, kind and whether the task is dead of
+// each run taken back.
+func reapSQL(picked string) string {
+	return `
+WITH expired AS (
+    SELECT t.id, t.partition, t.kind, t.run_at, t.claimed_at, t.lost_runs + 1 > $3 AS dead FROM stpe_tasks t
+    WHERE t.state = 'running' AND t.lease_expires <= statement_timestamp() AND ` + picked + `
+    FOR UPDATE SKIP LOCKED
+), ` + countRun("expired", "'l'", "$5", "$6") + `
+UPDATE stpe_tasks t SET ` + endedAs("'lost'", "$4") + `, lost_runs = t.lost_runs + 1, last_error = $4,
+    state = CASE WHEN expired.dead THEN 'dead' ELSE 'pending' END,
+    run_at = CASE WHEN expired.dead THEN t.run_at ELSE statement_timestamp() END,
+    finished_at = CASE WHEN expired.dead THEN statement_timestamp() END
+FROM expired WHERE t.id = expired.id AND t.state = 'running'
+RETURNING t.id, t.kind, expired.dead`
+}
+
+var (
+	// reapSome picks up to $2 rows of the partitions $1 (all if NULL),
+	// earliest expiry first.
+	reapSome = reapSQL(`($1::integer[] IS NULL OR t.partition = ANY($1::integer[]))
+    ORDER BY t.lease_expires
+    LIMIT $2`)
+	// reapListed picks the rows of the IDs $1, each in the partition of
+	// the same index of $2.
+	reapListed = reapSQL(`(t.id, t.partition) IN (SELECT * FROM unnest($1::text[], $2::integer[]))`)
+)
 
 // ReapExpired returns up to limit tasks of partitions (all if nil) whose
 // lease expired by the database's clock: each lost run is counted in the
@@ -94,22 +123,13 @@ func (s *Store) ReapExpired(ctx context.Context, partitions []int, limit, maxLos
 	if err := s.validPartitions("reap", partitions); err != nil {
 		return nil, err
 	}
+	return s.reap(ctx, reapSome, partitionsArg(partitions), limit, maxLost, tl)
+}
+
+// reap runs sql, a reapSQL, with the picked rows' arguments a1 and a2.
+func (s *Store) reap(ctx context.Context, sql string, a1, a2 any, maxLost int, tl driver.Timeline) ([]LostRun, error) {
 	minute, ttl := timelineArgs(tl)
-	rows, err := s.pool.Query(ctx, `
-WITH expired AS (
-    SELECT t.id, t.partition, t.kind, t.run_at, t.claimed_at, t.lost_runs + 1 > $3 AS dead FROM stpe_tasks t
-    WHERE t.state = 'running' AND t.lease_expires <= statement_timestamp()
-      AND ($1::integer[] IS NULL OR t.partition = ANY($1::integer[]))
-    ORDER BY t.lease_expires
-    LIMIT $2
-    FOR UPDATE SKIP LOCKED
-), `+countRun("expired", "'l'", "$5", "$6")+`
-UPDATE stpe_tasks t SET `+endedAs("'lost'", "$4")+`, lost_runs = t.lost_runs + 1, last_error = $4,
-    state = CASE WHEN expired.dead THEN 'dead' ELSE 'pending' END,
-    run_at = CASE WHEN expired.dead THEN t.run_at ELSE statement_timestamp() END,
-    finished_at = CASE WHEN expired.dead THEN statement_timestamp() END
-FROM expired WHERE t.id = expired.id AND t.state = 'running'
-RETURNING t.id, t.kind, expired.dead`, partitionsArg(partitions), limit, maxLost, LeaseExpiredError, minute, ttl)
+	rows, err := s.pool.Query(ctx, sql, a1, a2, maxLost, LeaseExpiredError, minute, ttl)
 	if err != nil {
 		return nil, failed("reap", err)
 	}

@@ -48,7 +48,9 @@ type Notice struct {
 	// State is the task's new state (pending or dead; a claim and a
 	// completion are not told), or "removed" (canceled, whether deleted
 	// or kept as a done record), or "resumed" (ID empty: the tasks of
-	// Kind may be loaded again).
+	// Kind may be loaded again), or "ended" (ID empty: a run of an
+	// occurrence of the periodic kind Kind ended), or "members" (the
+	// membership channel's notice, Partition -1: the claimers changed).
 	State string
 	// RunAt is when the task is to run (not for removed and resumed).
 	RunAt time.Time
@@ -59,12 +61,19 @@ type Notice struct {
 // channelPrefix starts each partition's channel name: stpe_p<partition>.
 const channelPrefix = "stpe_p"
 
+// membersChannel is the channel of the membership notices ("changed": the
+// claimers changed), which every listener hears.
+const membersChannel = "stpe_members"
+
 // Channel is the notice channel of partition p.
 func Channel(p int) string { return channelPrefix + strconv.Itoa(p) }
 
 // parseNotice reads a notice of channel; ok is false for one it does
 // not know.
 func parseNotice(channel, payload string) (Notice, bool) {
+	if channel == membersChannel {
+		return Notice{Partition: -1, State: "members"}, true
+	}
 	p, err := strconv.Atoi(strings.TrimPrefix(channel, channelPrefix))
 	if err != nil || !strings.HasPrefix(channel, channelPrefix) {
 		return Notice{}, false
@@ -76,7 +85,7 @@ func parseNotice(channel, payload string) (Notice, bool) {
 		return Notice{}, false
 	}
 	switch n.State {
-	case "resumed":
+	case "resumed", "ended":
 		n.Kind = payload
 		return n, payload != ""
 	case "removed":
@@ -228,18 +237,17 @@ func (l *Listener) session(ctx context.Context, subscribed func()) error {
 	}
 }
 
-// relisten makes conn listen on the channels of want and no others, after
-// it listened on those of have, in one round trip.
+// relisten makes conn listen on the membership channel and the channels
+// of want and no others, after it listened on those of have, in one round
+// trip.
 func relisten(ctx context.Context, conn *pgx.Conn, have, want []int) error {
 	var b strings.Builder
 	if have != nil {
 		b.WriteString("UNLISTEN *;")
 	}
+	b.WriteString("LISTEN " + membersChannel + ";")
 	for _, p := range want {
 		b.WriteString("LISTEN " + Channel(p) + ";")
-	}
-	if b.Len() == 0 {
-		return nil
 	}
 	if err := conn.PgConn().Exec(ctx, b.String()).Close(); err != nil {
 		return fmt.Errorf("cluster: listen: %w", err)

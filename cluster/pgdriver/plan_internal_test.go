@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestScansReadTheDueIndexInOrder: with many due tasks, a batch claim and
-// a window load read the index of pending tasks by run time in order and
-// stop at their limit, instead of sorting every due task (the plan a join
-// with the paused kinds would get).
+// TestScansReadTheDueIndexInOrder: with many due tasks, a batch claim, a
+// window load and LoadDue read an index of pending tasks by run time in
+// order and stop at their limit, instead of sorting every due task (the
+// plan a join with the paused kinds would get).
 func TestScansReadTheDueIndexInOrder(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t)
@@ -27,13 +27,19 @@ FROM generate_series(1, 50000) AS g, LATERAL (SELECT now() - (g % 3600) * interv
 ANALYZE stpe_tasks`); err != nil {
 		t.Fatal(err)
 	}
+	pairs := []any{[]string{"k1", "k2", "k1"}, []int32{1, 2, 3}, toTime(timeNowForPlan()), 10}
 	plans := map[string]struct {
-		sql  string
-		args []any
+		sql   string
+		args  []any
+		index string
 	}{
-		"claim, all partitions":  {claimManyAll, []any{nil, "tok", int64(1e6), 10, int64(0), []string{"k1"}, "node"}},
-		"claim, some partitions": {claimManySome, []any{[]int32{1, 2, 3}, "tok", int64(1e6), 10, int64(0), []string{}, "node"}},
-		"window, all partitions": {loadWindowAll, []any{nil, toTime(timeNowForPlan()), 100, []string{"k1"}}},
+		"claim, all partitions":  {claimManyAll, []any{nil, "tok", int64(1e6), 10, int64(0), []string{"k1"}, "node"}, "stpe_tasks_due"},
+		"claim, some partitions": {claimManySome, []any{[]int32{1, 2, 3}, "tok", int64(1e6), 10, int64(0), []string{}, "node"}, "stpe_tasks_due"},
+		"window, all partitions": {loadWindowAll, []any{nil, toTime(timeNowForPlan()), 100, []string{"k1"}}, "stpe_tasks_due"},
+		// LoadDue reads each pair of kind and partition from the
+		// partition's pending tasks by run time, either way.
+		"load due, earliest": {loadDueEarliest, pairs, "stpe_tasks_pending"},
+		"load due, newest":   {loadDueNewest, pairs, "stpe_tasks_pending"},
 	}
 	for name, p := range plans {
 		rows, err := pool.Query(ctx, "EXPLAIN "+p.sql, p.args...)
@@ -45,8 +51,8 @@ ANALYZE stpe_tasks`); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		plan := strings.Join(lines, "\n")
-		if !strings.Contains(plan, "Index Scan using stpe_tasks_due") || strings.Contains(plan, "Sort") {
-			t.Errorf("%s: the plan does not read stpe_tasks_due in order:\n%s", name, plan)
+		if !strings.Contains(plan, "using "+p.index+" on") || strings.Contains(plan, "Sort") {
+			t.Errorf("%s: the plan does not read %s in order:\n%s", name, p.index, plan)
 		}
 	}
 }

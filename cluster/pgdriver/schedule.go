@@ -46,15 +46,23 @@ const raceRounds = 8
 // AlreadyDone for the same task and Conflict for another; a done record
 // no marker holds is replaced by a task of its kind (another kind is a
 // Conflict, until the record's age runs out).
-// The insert notifies the task's partition. Bad input (an empty ID, an ID
-// over 512 bytes, a kind empty, over 200 bytes or with white space, a
-// zero due time, negative retries) is an error wrapping
-// scheduler.ErrInvalidArgument, and nothing is stored.
+// The insert notifies the task's partition. Calls made while another is
+// in flight are stored together, in one statement (schedule_combine.go).
+// Bad input (an empty ID, an ID over 512 bytes, a kind empty, over 200
+// bytes or with white space, a zero due time, negative retries) is an
+// error wrapping scheduler.ErrInvalidArgument, and nothing is stored.
 func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error) {
 	if err := s.validTask(task); err != nil {
 		return "", err
 	}
-	r, err := s.schedule(ctx, s.pool, task)
+	c := &scheduleCall{task: task, done: make(chan struct{}), lead: make(chan struct{})}
+	if err := s.combined.schedule(ctx, c); err != nil {
+		return "", failed("schedule "+task.Kind, err)
+	}
+	r, err := c.res, c.err
+	if c.alone {
+		r, err = s.schedule(ctx, s.pool, task)
+	}
 	if err != nil {
 		return "", failed("schedule "+task.Kind, err)
 	}
@@ -100,42 +108,17 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 		return nil, invalid("schedule many", "nil transaction")
 	}
 	n := len(tasks)
-	ids, kinds, metas := make([]string, n), make([]string, n), make([]string, n)
-	payloads := make([][]byte, n)
-	dues := make([]time.Time, n)
-	parts, maxr := make([]int32, n), make([]int32, n)
-	fixed := make([]bool, n)
 	for i, t := range tasks {
 		if err := s.validTask(t); err != nil {
 			return nil, fmt.Errorf("task %d: %w", i, err)
 		}
-		ids[i], kinds[i], metas[i] = t.ID, t.Kind, t.Metadata
-		payloads[i] = payloadOf(t)
-		dues[i] = toTime(t.Due)
-		parts[i], maxr[i] = int32(s.PartitionOf(t.ID)), int32(t.MaxRetries)
-		fixed[i] = t.Fixed
 	}
 	if n == 0 {
 		return nil, nil
 	}
-	rows, err := tx.Query(ctx, `
-INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
-SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata, fixed
-FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[], $8::boolean[])
-    AS t(id, kind, payload, partition, due, max_retries, metadata, fixed)
-WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks m WHERE m.id = t.id AND m.expires_at > statement_timestamp())
-ON CONFLICT (id) DO NOTHING
-RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas, fixed)
+	isNew, err := s.insertMany(ctx, tx, tasks)
 	if err != nil {
 		return nil, failed("schedule many", err)
-	}
-	created, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, failed("schedule many", err)
-	}
-	isNew := make(map[string]bool, len(created))
-	for _, id := range created {
-		isNew[id] = true
 	}
 	res := make([]ScheduleResult, n)
 	for i, t := range tasks {
@@ -150,6 +133,48 @@ RETURNING id`, ids, kinds, payloads, parts, dues, maxr, metas, fixed)
 	}
 	return res, nil
 }
+
+// insertMany inserts, in one statement on q, those of tasks (valid)
+// whose ID is free, and returns the IDs it created.
+func (s *Store) insertMany(ctx context.Context, q querier, tasks []Task) (map[string]bool, error) {
+	n := len(tasks)
+	ids, kinds, metas := make([]string, n), make([]string, n), make([]string, n)
+	payloads := make([][]byte, n)
+	dues := make([]time.Time, n)
+	parts, maxr := make([]int32, n), make([]int32, n)
+	fixed := make([]bool, n)
+	for i, t := range tasks {
+		ids[i], kinds[i], metas[i] = t.ID, t.Kind, t.Metadata
+		payloads[i] = payloadOf(t)
+		dues[i] = toTime(t.Due)
+		parts[i], maxr[i] = int32(s.PartitionOf(t.ID)), int32(t.MaxRetries)
+		fixed[i] = t.Fixed
+	}
+	rows, err := q.Query(ctx, insertManySQL, ids, kinds, payloads, parts, dues, maxr, metas, fixed)
+	if err != nil {
+		return nil, err
+	}
+	created, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	isNew := make(map[string]bool, len(created))
+	for _, id := range created {
+		isNew[id] = true
+	}
+	return isNew, nil
+}
+
+// insertManySQL inserts the rows of its arrays whose ID is free (no task,
+// no live done marker) and returns their IDs.
+const insertManySQL = `
+INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
+SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata, fixed
+FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[], $8::boolean[])
+    AS t(id, kind, payload, partition, due, max_retries, metadata, fixed)
+WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks m WHERE m.id = t.id AND m.expires_at > statement_timestamp())
+ON CONFLICT (id) DO NOTHING
+RETURNING id`
 
 // maxKindLen is the longest kind accepted, in bytes, as in the cluster
 // package; with an ID of at most 512 bytes, a notice stays far below

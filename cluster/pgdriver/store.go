@@ -32,6 +32,7 @@ type Store struct {
 	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
+	combined    *combiner // Schedule's calls, combined while one is in flight
 }
 
 // Options configure New.
@@ -64,7 +65,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if of == nil {
 		of = driver.PartitionOf
 	}
-	return &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}, nil
+	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}
+	s.combined = &combiner{insert: s.insertCombined}
+	return s, nil
 }
 
 // Partitions is the number of partitions of the store.

@@ -82,6 +82,9 @@ GROUP BY minute, kind, field ORDER BY minute, kind`, from, to)
 		kind, field   string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&minute, &kind, &field, &count}, func() error {
+		if field == depthPendingField || field == depthOverdueField {
+			return nil // a sample of pending depth (RecordPendingDepths), not a run
+		}
 		if len(out) == 0 || out[len(out)-1].Minute != minute || out[len(out)-1].Kind != kind {
 			out = append(out, TimelineMinute{Minute: minute, Kind: kind})
 		}

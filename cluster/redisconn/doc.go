@@ -51,5 +51,7 @@
 // Redact removes the user name and password of every Redis URL in a
 // string (and the password parameters of its query), so an address can
 // be printed, logged or put into an error. Config.String is the address
-// redacted.
+// redacted. It covers PostgreSQL's URLs and connection strings of
+// keywords too (password=, sslpassword=), so that a tool that reaches
+// either store redacts all it writes with one function.
 package redisconn

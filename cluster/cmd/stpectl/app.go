@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/go-stpe/scheduler/cluster/redisconn"
 )
 
 // The command line: global flags, then a command with its own flags and
@@ -15,7 +17,7 @@ import (
 // Exit statuses.
 const (
 	exitOK     = 0 // the command did what it was asked
-	exitFailed = 1 // the operation failed or was refused (not found, wrong state, Redis)
+	exitFailed = 1 // the operation failed or was refused (not found, wrong state, the store)
 	exitUsage  = 2 // bad usage: unknown command, bad flag, malformed time or cursor
 )
 
@@ -32,6 +34,9 @@ type command struct {
 	// (migrate, whose keyspace an earlier version wrote without a
 	// layout record); every other command refuses one.
 	anyPrefix bool
+	// storeOnly is set for a command that works on the store itself
+	// (migrate), not through a node: none is made.
+	storeOnly bool
 	// bulk, if set, lets the command act on a selection (-all) instead
 	// of its one argument.
 	bulk *bulkAction
@@ -62,16 +67,18 @@ func lookup(name string) *command {
 }
 
 // run runs stpectl with args (without the program name) and returns its exit
-// status. getenv reads the environment (the default Redis address).
+// status. getenv reads the environment (the default store's address).
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	// Nothing stpectl writes to stderr (its errors, the node's log lines)
-	// may show a Redis password, whatever its source.
-	stderr = redactingWriter{stderr}
+	// may show a password of Redis or PostgreSQL, whatever its source.
+	stderr = redisconn.RedactingWriter(stderr)
 	var g globals
 	top := flag.NewFlagSet("stpectl", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
 	g.register(top, getenv)
-	if err := top.Parse(args); err != nil {
+	err := top.Parse(args)
+	g.noteGiven(top)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			mainUsage(stdout)
 			return exitOK
@@ -102,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	runCmd := cmd.define(fs)
 	g.register(fs, nil)
 	pos, err := parseInterleaved(fs, rest[1:])
+	g.noteGiven(fs)
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(stdout, cmd, fs)
 		return exitOK
@@ -136,14 +144,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case cmd.bulk != nil && fs.Lookup("all").Value.String() == "true":
 		what += " -all"
 	}
-	where := failure{what: what, addr: g.conn.String(), timeout: g.timeout}
-	s, err := g.open(ctx, stdout, stderr, cmd.anyPrefix)
+	where := failure{what: what, store: g.storeName(), addr: g.storeAddr(), timeout: g.timeout}
+	s, err := g.open(ctx, stdout, stderr, cmd)
 	if err != nil {
 		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)
 	}
 	defer s.close()
-	where.addr = s.addr
+	where.addr, where.named = s.addr, s.store.named()
 	if err := runCmd(ctx, s, pos); err != nil {
 		where.timedOut = ctx.Err() != nil
 		return fail(stdout, stderr, g.json, err, cmd, fs, where)

@@ -13,8 +13,7 @@ import (
 // selection, -dry-run, and purge of one kind.
 
 func TestBulkActionsActOnTheSelectionAndDryRunChangesNothing(t *testing.T) {
-	f := newFixture(t)
-	bulkActions(t, f)
+	onEachStore(t, bulkActions)
 }
 
 // bulkActions runs each bulk form on f and checks the result through the

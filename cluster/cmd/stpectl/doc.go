@@ -1,17 +1,19 @@
 // Command stpectl is the operators' command-line tool for the durable tasks
 // of the cluster module (github.com/go-stpe/scheduler/cluster): it lists,
-// shows and counts the tasks a cluster keeps in Redis, and runs, retries,
+// shows and counts the tasks a cluster keeps in Redis or in PostgreSQL
+// (the Postgres driver, module cluster/pgdriver), and runs, retries,
 // reschedules, cancels, deletes and purges them, pauses and resumes kinds,
 // lists the live nodes and the periodic tasks they declare, and checks the
 // whole. It is the counterpart of asynq's CLI (asynq task ls,
 // asynq queue pause) and River's.
 //
-// Install it with
+// It is a module of its own (github.com/go-stpe/scheduler/cluster/cmd/stpectl),
+// so that the cluster module does not require pgx. Install it with
 //
 //	go install github.com/go-stpe/scheduler/cluster/cmd/stpectl@latest
 //
 // once a version is published; until then, from a clone of the
-// repository, "go install ./cmd/stpectl" in its cluster folder.
+// repository, "go install ." in its folder cluster/cmd/stpectl.
 //
 // Usage:
 //
@@ -33,7 +35,7 @@
 //	nodes
 //	periodic
 //	health [-min-nodes N]
-//	migrate [-partitions N] [-force]
+//	migrate [-partitions N] [-force]    (Redis; on PostgreSQL: migrate)
 //
 // With -all, run, retry, cancel and delete act on every task the
 // selection picks (the cluster module's RunNowAll, RetryAll, CancelAll and
@@ -59,21 +61,46 @@
 //	-sentinel-master NAME
 //	                the master the sentinels at -redis watch (default
 //	                $STPE_REDIS_SENTINEL_MASTER)
+//	-postgres URL   a postgres:// (postgresql://) URL: the tasks are in
+//	                that PostgreSQL database instead of Redis (package
+//	                pgdriver/postgresconn); default $STPE_POSTGRES_URL
 //	-prefix P       the key prefix given to cluster.WithPrefix (default
-//	                cluster.DefaultPrefix, "{scheduler}")
+//	                cluster.DefaultPrefix, "{scheduler}"); Redis only
 //	-json           one JSON document on stdout
 //	-timeout D      give up after D (default 10s)
 //
 // STPE_REDIS_USERNAME and STPE_REDIS_PASSWORD authenticate when the
 // address carries no credentials. No output of stpectl shows a password or
-// a user name: every address it prints, in text, JSON, errors and log
-// lines, is redacted (redisconn.Redact). A -prefix with no keyspace in
-// Redis is an error naming the prefixes that have one (cluster.Keyspaces).
+// a user name of an address: every address it prints, in text, JSON,
+// errors and log lines, is redacted (redisconn.Redact, which knows Redis's
+// and PostgreSQL's URLs); a PostgreSQL server's own refusal may name the
+// user it refused ("password authentication failed for user ..."). A
+// -prefix with no keyspace in Redis is an error naming the prefixes that
+// have one (cluster.Keyspaces).
+//
+// # PostgreSQL
+//
+// The store is PostgreSQL when -postgres is given, or when
+// $STPE_POSTGRES_URL is set and no -redis, -cluster or -sentinel-master
+// is (both $STPE_REDIS_URL and $STPE_POSTGRES_URL set, with neither flag,
+// is bad usage: say which); $DATABASE_URL is never read. The database
+// (and the schema its search_path finds) is the keyspace: -prefix, with
+// -cluster and -sentinel-master, is Redis's and refused with -postgres.
+// Every command works on it as on Redis, through the cluster module's
+// node on the Postgres driver (cluster.NewWithDriver), with the number of
+// partitions the database records. migrate applies the driver's schema
+// migrations (pgdriver.Migrate) and says from which version to which;
+// its -partitions and -force are for Redis's layout migration and
+// refused. A database without the cluster's tables, or with an older
+// schema, is refused with the advice to run migrate. The password may
+// stay off the command line in PGPASSWORD or ~/.pgpass, which pgx reads
+// as libpq does.
 //
 // Every command works on a producer-only cluster.Node (never started, no
 // handlers), so it never runs a task, and every action is the cluster
-// module's own, one Lua script that checks the task's state and changes it
-// in one step: stpectl never races a node's claim.
+// module's own, one step of the store (a Lua script on Redis, a statement
+// or transaction on PostgreSQL) that checks the task's state and changes
+// it: stpectl never races a node's claim.
 //
 // Payloads show as the bytes they are: JSON as JSON (indented by show),
 // UTF-8 made of printable characters as text, anything else as a hex dump
@@ -81,15 +108,16 @@
 // sequences to the terminal; they are cut at 1024 bytes unless -full is
 // given. A task's failed runs show against its retry limit.
 //
-// health is unhealthy (exit status 1) when Redis does not answer or fewer
-// than -min-nodes (default 1) live nodes are not stopping; it warns of the
-// kinds with pending tasks that no live node handles.
+// health is unhealthy (exit status 1) when the store does not answer or
+// fewer than -min-nodes (default 1) live nodes are not stopping; it warns
+// of the kinds with pending tasks that no live node handles.
 //
 // Errors are one line, "stpectl: COMMAND [ID or KIND]: WHY": the cluster
-// module's refusal ("no such task"), or "redis ADDRESS: CAUSE" when Redis
-// fails. The exit status is 0 on success, 1 when the operation failed or
-// was refused (no such task, a state that forbids it, no keyspace, Redis
-// unreachable), and 2 on bad usage (an unknown
+// module's refusal ("no such task"), or "redis ADDRESS: CAUSE" ("postgres
+// HOST:PORT/DATABASE: CAUSE") when the store fails. The exit status is 0
+// on success, 1 when the operation failed or was refused (no such task, a
+// state that forbids it, no keyspace, the store unreachable), and 2 on bad
+// usage (an unknown
 // command, a bad flag, a malformed time or cursor), with a usage message.
 // "stpectl help" and "stpectl help COMMAND" (or COMMAND -h) print the
 // usage. With -json a failure also writes {"error": "...", "reason": R} to

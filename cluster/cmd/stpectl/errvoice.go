@@ -1,26 +1,29 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/redisconn"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The one voice of stpectl's errors: "stpectl: WHAT: WHY", WHAT being the
 // command and its arguments ("retry 42", "counts"), WHY said once: the
 // cluster module's refusal without its own "cluster: what:" ("no such
-// task"), or, for Redis failing, "redis ADDR: CAUSE" with the address
-// (redacted) and the cause without the layers that repeat it ("connect:
-// connection refused", "i/o timeout ..."). Bad usage keeps its own
-// message, which names the flag or argument.
+// task"), or, for the store failing, "redis ADDR: CAUSE" (or "postgres
+// ADDR: CAUSE") with the address (redacted) and the cause without the
+// layers that repeat it ("connect: connection refused", "i/o timeout
+// ..."). Bad usage keeps its own message, which names the flag or
+// argument.
 
 // usageError is bad usage of the command line: exit status 2.
 type usageError struct{ msg string }
@@ -69,15 +72,17 @@ func exitStatus(err error) (code int, reason string) {
 }
 
 // refusals are the cluster module's sentinels of an operation refused,
-// as opposed to Redis failing.
+// as opposed to the store failing.
 var refusals = []error{scheduler.ErrInvalidArgument, cluster.ErrNotFound, cluster.ErrWrongState,
 	cluster.ErrLayout, cluster.ErrIDConflict, cluster.ErrUnknownKind}
 
-// failure is where a command failed: what it was doing, on which Redis,
+// failure is where a command failed: what it was doing, on which store,
 // within which -timeout.
 type failure struct {
 	what    string // the command and its arguments
-	addr    string // the Redis address, redacted
+	store   string // "redis" or "postgres"
+	addr    string // the store's address, redacted
+	named   string // how the node's errors name the store, if not "redis ADDR" (store.named)
 	timeout time.Duration
 	// timedOut is true when the command's -timeout passed.
 	timedOut bool
@@ -102,7 +107,7 @@ func (f failure) message(err error) string {
 	case isRefusal(err):
 		msg = "stpectl: " + f.what + ": " + clusterWhy(err.Error())
 	default:
-		msg = "stpectl: " + f.what + ": " + f.redisFailure(err)
+		msg = "stpectl: " + f.what + ": " + f.storeFailure(err)
 	}
 	return redisconn.Redact(msg)
 }
@@ -143,18 +148,26 @@ func clusterWhy(s string) string {
 	return strings.Join(parts, ": ")
 }
 
-// redisFailure says which Redis failed and how: the server's own address
-// when the error names it (a cluster's master), else the one given.
-func (f failure) redisFailure(err error) string {
+// storeFailure says which store failed and how, "redis ADDR: CAUSE" or
+// "postgres ADDR: CAUSE": the server's own address when the error names
+// it (a cluster's master, the host a connection was refused by), else
+// the one given.
+func (f failure) storeFailure(err error) string {
+	store := cmp.Or(f.store, "redis")
 	addr := f.addr
 	var op *net.OpError
 	if errors.As(err, &op) && op.Addr != nil {
 		addr = op.Addr.String()
 	}
 	cause := clusterWhy(err.Error())
+	// A node on a driver names its store by the driver's Addr: said
+	// once, as addr.
+	if f.named != "" {
+		cause = strings.TrimPrefix(cause, f.named+": ")
+	}
 	// The cluster module names the server it failed on, once: keep that,
 	// said once.
-	if rest, ok := strings.CutPrefix(cause, "redis "); ok {
+	if rest, ok := strings.CutPrefix(cause, store+" "); ok {
 		if a, why, ok := strings.Cut(rest, ": "); ok && !strings.ContainsAny(a, " \t") {
 			if op == nil {
 				addr = a
@@ -163,16 +176,33 @@ func (f failure) redisFailure(err error) string {
 		}
 	}
 	var ne net.Error
+	var pe *pgconn.PgError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout(), pgconn.Timeout(err):
 		cause = "i/o timeout"
 	case op != nil:
 		cause = op.Err.Error()
+	case errors.As(err, &pe):
+		// The server's own words, without pgx's layers, which name the
+		// user.
+		cause = pe.Error()
+	default:
+		cause = withoutConnectLayers(cause)
 	}
 	if f.timedOut {
 		cause += fmt.Sprintf(" (no answer within -timeout %v)", f.timeout)
 	}
-	return "redis " + addr + ": " + cause
+	return store + " " + addr + ": " + cause
+}
+
+// connectLayers matches what pgx puts before the cause of a failed
+// connection: "failed to connect to `user=U database=D`: HOST (NAME): ",
+// which names the user and repeats the address.
+var connectLayers = regexp.MustCompile("failed to connect to `[^`]*`:" + `\s*(\S+ \([^)]*\): )?`)
+
+// withoutConnectLayers is cause without pgx's connection layers.
+func withoutConnectLayers(cause string) string {
+	return connectLayers.ReplaceAllString(cause, "")
 }
 
 // hinted is an error with advice for the operator, said after it.
@@ -184,14 +214,3 @@ type hinted struct {
 func (e *hinted) Error() string { return e.err.Error() + " (" + e.hint + ")" }
 
 func (e *hinted) Unwrap() error { return e.err }
-
-// redactingWriter redacts every Redis URL's credentials in what it
-// writes (each write is a whole line or more: fmt's and slog's are).
-type redactingWriter struct{ w io.Writer }
-
-func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, redisconn.Redact(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}

@@ -2,35 +2,41 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/pgdriver/postgresconn"
 	"github.com/go-stpe/scheduler/cluster/redisconn"
-	"github.com/redis/go-redis/v9"
 )
 
 // The global flags, accepted before the command and after it, and the
-// connection they describe.
+// connection they describe: a Redis (-redis, the default) or a PostgreSQL
+// database (-postgres).
 
 // defaultTimeout bounds a whole command unless -timeout says otherwise.
 const defaultTimeout = 10 * time.Second
 
 // globalFlags names the global flags, which a command's usage leaves to the
 // tool's.
-var globalFlags = map[string]bool{"redis": true, "cluster": true, "sentinel-master": true, "prefix": true, "json": true, "timeout": true}
+var globalFlags = map[string]bool{"redis": true, "cluster": true, "sentinel-master": true, "postgres": true,
+	"prefix": true, "json": true, "timeout": true}
 
 // globals are the values of the global flags.
 type globals struct {
-	conn    redisconn.Config // -redis, -cluster, -sentinel-master and the environment
+	conn    redisconn.Config    // -redis, -cluster, -sentinel-master and the environment
+	pg      postgresconn.Config // -postgres and the environment
 	prefix  string
 	json    bool
 	timeout time.Duration
+	// getenv reads the environment.
+	getenv func(string) string
+	// given are the global flags given on the command line.
+	given map[string]bool
+	// usePostgres is true when the store is PostgreSQL (set by check).
+	usePostgres bool
 }
 
 // register defines the global flags on fs. With getenv (the top level) the
@@ -39,15 +45,30 @@ type globals struct {
 // defaults.
 func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	if getenv != nil {
-		g.conn, g.prefix, g.timeout = redisconn.FromEnv(getenv), cluster.DefaultPrefix, defaultTimeout
+		g.conn, g.pg, g.prefix, g.timeout = redisconn.FromEnv(getenv), postgresconn.FromEnv(getenv), cluster.DefaultPrefix, defaultTimeout
+		g.getenv = getenv
 	}
 	g.conn.RegisterFlags(fs)
-	fs.StringVar(&g.prefix, "prefix", g.prefix, "key `prefix` of the cluster's tasks, as given to cluster.WithPrefix")
+	g.pg.RegisterFlags(fs)
+	fs.StringVar(&g.prefix, "prefix", g.prefix, "key `prefix` of the cluster's tasks in Redis, as given to cluster.WithPrefix")
 	fs.BoolVar(&g.json, "json", g.json, "write one JSON document to stdout")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "give up on the command after this `duration`")
 }
 
-// check refuses values no command can use.
+// noteGiven records which global flags fs was given.
+func (g *globals) noteGiven(fs *flag.FlagSet) {
+	if g.given == nil {
+		g.given = map[string]bool{}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if globalFlags[f.Name] {
+			g.given[f.Name] = true
+		}
+	})
+}
+
+// check refuses values no command can use, and a choice of store that
+// contradicts itself (postgresconn.Config.Chosen).
 func (g *globals) check() error {
 	switch {
 	case g.timeout <= 0:
@@ -55,17 +76,65 @@ func (g *globals) check() error {
 	case g.prefix == "":
 		return usagef("-prefix: empty")
 	}
+	pg, err := g.pg.Chosen(g.given, g.getenv)
+	if err != nil {
+		return err // said after the command's name: "stpectl: counts: -postgres and -redis: ..."
+	}
+	g.usePostgres = pg
 	return nil
 }
 
+// storeName and storeAddr name the store the flags describe, for the
+// messages of a failure before it is opened.
+func (g *globals) storeName() string {
+	if g.usePostgres {
+		return "postgres"
+	}
+	return "redis"
+}
+
+func (g *globals) storeAddr() string {
+	if g.usePostgres {
+		return g.pg.String()
+	}
+	return g.conn.String()
+}
+
+// store is where the tasks are, a Redis (redisStore) or a PostgreSQL
+// database (pgStore): what a command needs of it beside the node.
+type store interface {
+	// name is "redis" or "postgres", as messages name the store.
+	name() string
+	// addr is the server's address for messages (redacted).
+	addr() string
+	// given is the address as given, redacted.
+	given() string
+	// named is how the node's errors name the store ("cluster: what:
+	// NAMED: why", the driver's Addr), or "" for "redis ADDR".
+	named() string
+	// newNode makes the producer-only node on the store, with the
+	// number of partitions its layout records (the default without a
+	// record); noRecord is true when there is none. A store that cannot
+	// be reached is left to the command to report.
+	newNode(ctx context.Context, prefix string, logger *slog.Logger) (node *cluster.Node, noRecord bool, err error)
+	// checkKeyspace refuses a store that holds no keyspace of the
+	// cluster, saying what to give instead (wrapping errNoKeyspace).
+	checkKeyspace(ctx context.Context, s *session) error
+	// ping fills the store's part of health's report: its version and
+	// round trip.
+	ping(ctx context.Context, doc *healthJSON) error
+	close()
+}
+
 // session is what a command works with: a producer-only node (never
-// started, no handlers) on the chosen Redis and prefix, and where to write.
+// started, no handlers) on the chosen store (and prefix), and where to
+// write.
 type session struct {
-	rdb   redis.UniversalClient
+	store store
 	node  *cluster.Node
-	addr  string // the Redis server's address (or a cluster's seeds), for messages
+	addr  string // the store's address, for messages (redacted)
 	given string // the address as given, redacted
-	// noRecord is true when the prefix has no layout record.
+	// noRecord is true when the keyspace has no layout record.
 	noRecord bool
 	prefix   string
 	timeout  time.Duration
@@ -74,103 +143,40 @@ type session struct {
 	stderr   io.Writer
 }
 
-// open connects and makes the node, with the number of partitions the
-// keyspace's layout record names (the default for a keyspace without
-// one; a Redis that cannot be reached is left to the command to report).
-// Unless anyPrefix, a prefix with no keyspace is refused with the list of
-// those there are.
-func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, anyPrefix bool) (*session, error) {
-	conn := g.conn
-	conn.DialTimeout = min(g.timeout, 5*time.Second)
-	conn.PoolSize = 8
-	conn.MaxRetries = 1
-	conn.DialRetries = 2
-	rdb, err := conn.Open()
-	if err != nil {
-		// "redisconn: address A: why", A redacted, said as the flag.
-		return nil, &usageError{msg: "stpectl: " + strings.Replace(err.Error(), "redisconn: address ", "-redis ", 1)}
+// open connects and makes the node (none for a storeOnly command).
+// Unless the command takes anyPrefix, a keyspace that is not there is
+// refused (with the list of those there are, on Redis).
+func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, cmd *command) (*session, error) {
+	var st store
+	var err error
+	if g.usePostgres {
+		st, err = openPostgres(g.pg, g.timeout)
+	} else {
+		st, err = openRedis(g.conn, g.timeout)
 	}
-	s := &session{rdb: rdb, addr: serverAddr(rdb, conn), given: conn.String(), prefix: g.prefix, timeout: g.timeout,
-		json: g.json, stdout: stdout, stderr: stderr}
-	parts, err := cluster.RecordedPartitions(ctx, rdb, g.prefix)
-	if errors.Is(err, cluster.ErrLayout) {
-		_ = rdb.Close()
+	if err != nil {
 		return nil, err
 	}
-	// Redis failing is left to the command, which checks its flags and
-	// arguments first: bad usage is said as such whether Redis answers or
-	// not.
-	noRecord := err == nil && parts == 0
-	if parts == 0 {
-		parts = cluster.DefaultPartitions
-	}
+	s := &session{store: st, addr: st.addr(), given: st.given(), prefix: g.prefix, timeout: g.timeout,
+		json: g.json, stdout: stdout, stderr: stderr}
 	// The node's own warnings (none is expected of a node never started)
 	// go to stderr, redacted like everything stpectl writes there.
+	if cmd.storeOnly {
+		return s, nil
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	node, err := cluster.New(rdb, cluster.WithPrefix(g.prefix), cluster.WithPartitions(parts),
-		cluster.WithConcurrency(1), cluster.WithLogger(logger))
+	s.node, s.noRecord, err = st.newNode(ctx, g.prefix, logger)
 	if err != nil {
-		_ = rdb.Close()
+		st.close()
 		return nil, err
 	}
-	s.node, s.noRecord = node, noRecord
-	if noRecord && !anyPrefix {
-		if err := s.checkKeyspace(ctx); err != nil {
-			_ = rdb.Close()
+	if !cmd.anyPrefix {
+		if err := st.checkKeyspace(ctx, s); err != nil {
+			st.close()
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-func (s *session) close() { _ = s.rdb.Close() }
-
-// serverAddr is where rdb goes, for messages: the server's host:port (or
-// socket), a Redis Cluster's seeds, or, through Sentinel, the address as
-// given (redacted), which names the sentinels.
-func serverAddr(rdb redis.UniversalClient, conn redisconn.Config) string {
-	switch c := rdb.(type) {
-	case *redis.ClusterClient:
-		return strings.Join(c.Options().Addrs, ",")
-	case *redis.Client:
-		if layoutOf(rdb) != "sentinel" {
-			return c.Options().Addr
-		}
-	}
-	return conn.String()
-}
-
-// errNoKeyspace is wrapped by the error of a command given a prefix under
-// which Redis holds nothing.
-var errNoKeyspace = errors.New("no keyspace under the prefix")
-
-// checkKeyspace refuses a prefix without a layout record that holds no
-// task, no paused kind and no live node either (a keyspace only producers
-// wrote to has tasks but no record yet), naming the prefixes that do have
-// a keyspace. A Redis that cannot be reached is left to the command.
-func (s *session) checkKeyspace(ctx context.Context) error {
-	if !s.noRecord {
-		return nil
-	}
-	_, kinds, err := s.node.CountsByKind(ctx)
-	if err != nil || len(kinds) > 0 {
-		return nil
-	}
-	members, err := s.node.Members(ctx)
-	if err != nil || len(members) > 0 {
-		return nil
-	}
-	there, err := cluster.Keyspaces(ctx, s.rdb)
-	if err != nil {
-		return nil
-	}
-	have := "no prefix has one there"
-	if len(there) > 0 {
-		quoted := make([]string, len(there))
-		for i, p := range there {
-			quoted[i] = fmt.Sprintf("%q", p)
-		}
-		have = "the prefixes with one: " + strings.Join(quoted, ", ")
-	}
-	return &refusal{why: fmt.Sprintf("-prefix %q: no keyspace in redis %s; %s", s.prefix, s.addr, have), sentinel: errNoKeyspace}
-}
+func (s *session) close() { s.store.close() }

@@ -2,43 +2,48 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-// stpectl health: the operator's view of the cluster from outside: Redis
-// answers (its version and round trip), enough live nodes, and the kinds
-// with pending tasks that no live node handles. The probe of one node is
-// Node.HealthHandler.
+// stpectl health: the operator's view of the cluster from outside: the
+// store answers (its version and round trip), enough live nodes, and the
+// kinds with pending tasks that no live node handles. The probe of one
+// node is Node.HealthHandler.
 
 // healthJSON is health's document, written whether the cluster is healthy
 // or not.
 type healthJSON struct {
-	// OK is true when Redis answered within the -timeout and at least
-	// -min-nodes live nodes are not stopping.
+	// OK is true when the store answered within the -timeout and at
+	// least -min-nodes live nodes are not stopping.
 	OK bool `json:"ok"`
 	// Reason says why not, or "".
 	Reason string `json:"reason"`
-	// Redis is the address as given, its credentials redacted.
+	// Store is "redis" or "postgres".
+	Store string `json:"store"`
+	// Redis is the address as given, its credentials redacted ("" on
+	// PostgreSQL).
 	Redis string `json:"redis"`
 	// Layout is "server", "cluster" (a Redis Cluster) or "sentinel" (a
-	// master found through Sentinel).
+	// master found through Sentinel); "" on PostgreSQL.
 	Layout string `json:"layout"`
 	// RedisVersion is the server's redis_version (the first master's on
 	// a Redis Cluster).
 	RedisVersion string `json:"redis_version"`
+	// Postgres is the URL as given, its credentials redacted ("" on
+	// Redis).
+	Postgres string `json:"postgres"`
+	// PostgresVersion is the server's server_version.
+	PostgresVersion string `json:"postgres_version"`
 	// RoundTripMicros is a PING's round trip in microseconds, on a
-	// connection already open (the slowest master's on a Redis Cluster).
+	// connection already open (the slowest master's on a Redis Cluster;
+	// an empty statement's on PostgreSQL).
 	RoundTripMicros int64 `json:"round_trip_us"`
-	// Masters are the servers that answered: the one server, or each
-	// master of a Redis Cluster.
+	// Masters are the Redis servers that answered: the one server, or
+	// each master of a Redis Cluster (none on PostgreSQL).
 	Masters []masterJSON `json:"masters"`
 	// Nodes counts the live nodes that are not stopping, Stopping those
 	// that are.
@@ -74,23 +79,24 @@ func healthCommand() *command {
 	return &command{
 		name:     "health",
 		synopsis: "[-min-nodes N]",
-		summary:  "check that Redis answers and nodes are live; kinds no live node handles",
+		summary:  "check that the store answers and nodes are live; kinds no live node handles",
 		// A prefix with no keyspace is a reason in its report.
 		anyPrefix: true,
 		define: func(fs *flag.FlagSet) runFunc {
-			minNodes := fs.Int("min-nodes", 1, "unhealthy with fewer live nodes (not stopping) than this; 0 checks Redis alone")
+			minNodes := fs.Int("min-nodes", 1, "unhealthy with fewer live nodes (not stopping) than this; 0 checks the store alone")
 			return func(ctx context.Context, s *session, _ []string) error {
 				if *minNodes < 0 {
 					return usagef("health: -min-nodes %d: want 0 or more", *minNodes)
 				}
-				doc := healthJSON{Redis: s.given, Layout: layoutOf(s.rdb), Masters: []masterJSON{}, UnhandledKinds: []unhandledJSON{}}
+				doc := healthJSON{Store: s.store.name(), Masters: []masterJSON{}, UnhandledKinds: []unhandledJSON{}}
 				err := checkHealth(ctx, s, &doc)
 				if err == nil && doc.Nodes < *minNodes {
 					err = &refusal{why: fmt.Sprintf("%d live node(s), want at least %d", doc.Nodes, *minNodes)}
 				}
 				if err != nil {
 					// The reason in stpectl's voice, without its "stpectl: health: ".
-					msg := failure{what: "health", addr: s.addr, timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
+					msg := failure{what: "health", store: s.store.name(), addr: s.addr, named: s.store.named(),
+						timeout: s.timeout, timedOut: ctx.Err() != nil}.message(err)
 					doc.Reason = strings.TrimPrefix(msg, "stpectl: health: ")
 				}
 				doc.OK = err == nil
@@ -110,10 +116,10 @@ func healthCommand() *command {
 
 // checkHealth fills doc, or says what failed.
 func checkHealth(ctx context.Context, s *session, doc *healthJSON) error {
-	if err := pingMasters(ctx, s, doc); err != nil {
+	if err := s.store.ping(ctx, doc); err != nil {
 		return err
 	}
-	if err := s.checkKeyspace(ctx); err != nil {
+	if err := s.store.checkKeyspace(ctx, s); err != nil {
 		return err
 	}
 	members, err := s.node.Members(ctx)
@@ -142,78 +148,6 @@ func checkHealth(ctx context.Context, s *session, doc *healthJSON) error {
 	return nil
 }
 
-// pingMasters measures each master's round trip and reads its version:
-// the one server, or every master of a Redis Cluster, which must also
-// report its state ok.
-func pingMasters(ctx context.Context, s *session, doc *healthJSON) error {
-	var mu sync.Mutex // guards doc.Masters: ForEachMaster asks the masters at once
-	ping := func(ctx context.Context, c *redis.Client) error {
-		m := masterJSON{Addr: s.addr}
-		if _, ok := s.rdb.(*redis.ClusterClient); ok {
-			m.Addr = c.Options().Addr
-		}
-		// The first PING dials; the second measures the round trip alone.
-		for range 2 {
-			start := time.Now()
-			if err := c.Ping(ctx).Err(); err != nil {
-				return err
-			}
-			m.RoundTripMicros = time.Since(start).Microseconds()
-		}
-		info, err := c.Info(ctx, "server").Result()
-		if err != nil {
-			return err
-		}
-		for _, line := range strings.Split(info, "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
-				m.RedisVersion = v
-			}
-		}
-		mu.Lock()
-		doc.Masters = append(doc.Masters, m)
-		mu.Unlock()
-		return nil
-	}
-	switch c := s.rdb.(type) {
-	case *redis.ClusterClient:
-		state, err := c.ClusterInfo(ctx).Result()
-		if err != nil {
-			return err
-		}
-		if !strings.Contains(state, "cluster_state:ok") {
-			return errors.New("the Redis Cluster reports cluster_state:fail")
-		}
-		if err := c.ForEachMaster(ctx, ping); err != nil {
-			return err
-		}
-	case *redis.Client:
-		if err := ping(ctx, c); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("a %T client cannot be checked", s.rdb)
-	}
-	slices.SortFunc(doc.Masters, func(a, b masterJSON) int { return strings.Compare(a.Addr, b.Addr) })
-	doc.RedisVersion = doc.Masters[0].RedisVersion
-	for _, m := range doc.Masters {
-		doc.RoundTripMicros = max(doc.RoundTripMicros, m.RoundTripMicros)
-	}
-	return nil
-}
-
-// layoutOf names the Redis layout rdb reaches.
-func layoutOf(rdb redis.UniversalClient) string {
-	switch c := rdb.(type) {
-	case *redis.ClusterClient:
-		return "cluster"
-	case *redis.Client:
-		if c.Options().Addr == "FailoverClient" {
-			return "sentinel"
-		}
-	}
-	return "server"
-}
-
 // printHealth writes the report as text.
 func printHealth(s *session, doc healthJSON) {
 	w := s.stdout
@@ -222,12 +156,14 @@ func printHealth(s *session, doc healthJSON) {
 	} else {
 		fmt.Fprintf(w, "unhealthy: %s\n", doc.Reason)
 	}
-	if doc.RedisVersion != "" {
+	if doc.RedisVersion != "" || doc.PostgresVersion != "" {
 		rtt := (time.Duration(doc.RoundTripMicros) * time.Microsecond).Round(10 * time.Microsecond)
-		switch doc.Layout {
-		case "cluster":
+		switch {
+		case doc.Store == "postgres":
+			fmt.Fprintf(w, "postgres: PostgreSQL %s at %s, round trip %v\n", doc.PostgresVersion, doc.Postgres, rtt)
+		case doc.Layout == "cluster":
 			fmt.Fprintf(w, "redis:  Redis Cluster of %d masters (%s), at %s, slowest round trip %v\n", len(doc.Masters), doc.RedisVersion, doc.Redis, rtt)
-		case "sentinel":
+		case doc.Layout == "sentinel":
 			fmt.Fprintf(w, "redis:  %s, master found through Sentinel at %s, round trip %v\n", doc.RedisVersion, doc.Redis, rtt)
 		default:
 			fmt.Fprintf(w, "redis:  %s at %s, round trip %v\n", doc.RedisVersion, doc.Redis, rtt)

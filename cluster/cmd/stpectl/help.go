@@ -14,7 +14,7 @@ import (
 // mainUsage writes the tool's usage to w.
 func mainUsage(w io.Writer) {
 	fmt.Fprint(w, `stpectl inspects and acts on the durable tasks of a cluster of scheduler
-nodes (github.com/go-stpe/scheduler/cluster) in Redis.
+nodes (github.com/go-stpe/scheduler/cluster) in Redis or PostgreSQL.
 
 Usage:
   stpectl [global flags] COMMAND [flags] [arguments]
@@ -36,12 +36,17 @@ Global flags (before or after the command):
 Environment: STPE_REDIS_URL (then REDIS_URL) is the default -redis,
 STPE_REDIS_CLUSTER=1 the default -cluster, STPE_REDIS_SENTINEL_MASTER the
 default -sentinel-master; STPE_REDIS_USERNAME and STPE_REDIS_PASSWORD
-authenticate when the address carries no credentials. No output shows a
-password.
+authenticate when the address carries no credentials. STPE_POSTGRES_URL is
+the default -postgres; PGPASSWORD (or ~/.pgpass) authenticates when the
+URL carries no password. No output shows a password.
+
+The store: PostgreSQL when -postgres is given, or STPE_POSTGRES_URL is set
+and no -redis, -cluster or -sentinel-master is; Redis otherwise. -prefix,
+-cluster, -sentinel-master and migrate's -partitions and -force are
+Redis's: given with PostgreSQL, they are refused.
 
 Exit status: 0 success, 1 the operation failed or was refused (no such
-task, wrong state, no keyspace under the prefix, Redis unreachable), 2 bad
-usage.
+task, wrong state, no keyspace, the store unreachable), 2 bad usage.
 
 Run "stpectl help COMMAND" for a command's flags.
 `)
@@ -64,7 +69,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		own.SetOutput(w)
 		own.PrintDefaults()
 	}
-	fmt.Fprintln(w, "\nGlobal flags: -redis, -cluster, -sentinel-master, -prefix, -json, -timeout (see stpectl help).")
+	fmt.Fprintln(w, "\nGlobal flags: -redis, -cluster, -sentinel-master, -postgres, -prefix, -json, -timeout (see stpectl help).")
 }
 
 // usageLine is the command's name, its flags' synopsis and the names of

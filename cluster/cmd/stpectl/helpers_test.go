@@ -44,17 +44,23 @@ func runCtl(t *testing.T, env []string, args ...string) result {
 
 // fixture is a Redis of the test's own (a redis-server, or a Redis
 // Cluster, or a master behind Sentinel) and a producer-only node on it,
-// under a prefix of the test's own.
+// under a prefix of the test's own; or a PostgreSQL database of the
+// test's own (newPostgresFixture), with no prefix.
 type fixture struct {
 	t   *testing.T
-	srv *redistest.Server // the one server, nil on a Redis Cluster
+	srv *redistest.Server // the one server, nil on a Redis Cluster or PostgreSQL
 	// redisArgs are the global flags that point stpectl at the Redis.
 	redisArgs []string
 	// newClient returns a new client of the Redis; the caller closes it.
 	newClient func() redis.UniversalClient
 	rdb       redis.UniversalClient
 	prefix    string
-	node      *cluster.Node
+	// pgURL is the PostgreSQL database's URL, "" on Redis.
+	pgURL string
+	// newNode makes a node on a connection of its own to the store (on
+	// Redis, under the prefix) with opts, closed when the test ends.
+	newNode func(opts ...cluster.Option) *cluster.Node
+	node    *cluster.Node
 }
 
 // newFixture is a fixture on a redis-server of the test's own.
@@ -81,6 +87,16 @@ func newFixtureOn(t *testing.T, srv *redistest.Server, redisArgs []string, newCl
 	rdb := newClient()
 	t.Cleanup(func() { _ = rdb.Close() })
 	f := &fixture{t: t, srv: srv, redisArgs: redisArgs, newClient: newClient, rdb: rdb}
+	f.newNode = func(opts ...cluster.Option) *cluster.Node {
+		t.Helper()
+		rdb := newClient()
+		t.Cleanup(func() { _ = rdb.Close() })
+		n, err := cluster.New(rdb, append([]cluster.Option{cluster.WithPrefix(f.prefix)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	f.setPrefix("{ctl}")
 	return f
 }
@@ -95,10 +111,19 @@ func (f *fixture) setPrefix(prefix string) {
 	f.prefix, f.node = prefix, n
 }
 
-// ctl runs stpectl on the fixture's Redis and prefix, given as flags.
+// storeArgs are the global flags that point stpectl at the fixture's
+// store: the Redis and the prefix, or the PostgreSQL database.
+func (f *fixture) storeArgs() []string {
+	if f.pgURL != "" {
+		return []string{"-postgres", f.pgURL}
+	}
+	return append(append([]string{}, f.redisArgs...), "-prefix", f.prefix)
+}
+
+// ctl runs stpectl on the fixture's store, given as flags.
 func (f *fixture) ctl(args ...string) result {
 	f.t.Helper()
-	return runCtl(f.t, nil, append(append(append([]string{}, f.redisArgs...), "-prefix", f.prefix), args...)...)
+	return runCtl(f.t, nil, append(f.storeArgs(), args...)...)
 }
 
 // ctlJSON runs stpectl with -json, expects exit status code, and decodes
@@ -172,13 +197,8 @@ func (f *fixture) get(id string) (cluster.Info, bool) {
 // ends.
 func (f *fixture) worker(kind string, h cluster.Handler, opts ...cluster.Option) *cluster.Node {
 	f.t.Helper()
-	rdb := f.newClient()
-	f.t.Cleanup(func() { _ = rdb.Close() })
-	n, err := cluster.New(rdb, append([]cluster.Option{cluster.WithPrefix(f.prefix), cluster.WithLease(2 * time.Second),
-		cluster.WithWindow(5 * time.Second), cluster.WithSweepInterval(time.Second), cluster.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	n := f.newNode(append([]cluster.Option{cluster.WithLease(2 * time.Second), cluster.WithWindow(5 * time.Second),
+		cluster.WithSweepInterval(time.Second), cluster.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	if err := n.Handle(kind, h); err != nil {
 		f.t.Fatal(err)
 	}
@@ -206,8 +226,8 @@ func (f *fixture) deadTasks(kind string, ids ...string) {
 	w.StopNow()
 }
 
-// waitState polls the task until it is in state: the state lives in Redis,
-// where no channel can signal it.
+// waitState polls the task until it is in state: the state lives in the
+// store, where no channel can signal it.
 func (f *fixture) waitState(id string, state cluster.State) {
 	f.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

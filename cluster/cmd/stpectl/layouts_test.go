@@ -8,16 +8,21 @@ import (
 
 	"github.com/go-stpe/scheduler/cluster"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
+	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/redis/go-redis/v9"
 )
 
 // Every command on every Redis layout: one server, a three-master Redis
 // Cluster (where a command that spoke to one server only would meet
 // MOVED, or count one master's tasks), and a master found through
-// Sentinel. The built binary runs each.
+// Sentinel; and on PostgreSQL. The built binary runs each.
 
 func TestEveryCommandOnOneServer(t *testing.T) {
 	everyCommand(t, newFixture(t))
+}
+
+func TestEveryCommandOnPostgres(t *testing.T) {
+	everyCommand(t, newPostgresFixture(t))
 }
 
 func TestEveryCommandOnARedisCluster(t *testing.T) {
@@ -62,7 +67,7 @@ func TestEveryCommandThroughSentinel(t *testing.T) {
 	}
 }
 
-// everyCommand runs each command of stpectl on f's Redis and checks what
+// everyCommand runs each command of stpectl on f's store and checks what
 // it says against what the cluster module reads.
 func everyCommand(t *testing.T, f *fixture) {
 	t.Helper()
@@ -118,7 +123,7 @@ func everyCommand(t *testing.T, f *fixture) {
 	// health counts the tasks of every master.
 	var health healthJSON
 	f.ctlJSON(0, &health, "health", "-min-nodes", "0")
-	if !health.OK || health.Counts.Pending != stored || health.Counts.Dead != 2 || health.RedisVersion == "" {
+	if !health.OK || health.Counts.Pending != stored || health.Counts.Dead != 2 || health.RedisVersion+health.PostgresVersion == "" {
 		t.Fatalf("health: %+v", health)
 	}
 
@@ -186,6 +191,15 @@ func everyCommand(t *testing.T, f *fixture) {
 		t.Fatalf("cancel -all -dry-run: %+v", bulk)
 	}
 
+	if f.pgURL != "" {
+		// migrate: the schema is at the latest version already.
+		var migrated migratePostgresJSON
+		f.ctlJSON(0, &migrated, "migrate")
+		if migrated.FromVersion != pgdriver.LatestVersion() || migrated.SchemaVersion != pgdriver.LatestVersion() {
+			t.Fatalf("migrate: %+v", migrated)
+		}
+		return
+	}
 	// migrate: nothing of an earlier version to move; it records the layout.
 	var migrated migrateJSON
 	f.ctlJSON(0, &migrated, "migrate", "-force")

@@ -14,7 +14,7 @@ import (
 var stpectlBin string
 
 // TestMain builds stpectl into a temporary directory, runs the tests under
-// goleak, and removes the build. The command is built without -race: it
+// goleak, and removes the build and stops the tests' PostgreSQL server. The command is built without -race: it
 // is sequential code over the cluster module, whose own tests run under
 // -race, and a race-enabled binary takes ten times as long to start, which
 // over the hundred and more runs here costs minutes on a loaded machine.
@@ -30,5 +30,14 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
+	goleak.VerifyTestMain(stoppingPostgres{m}, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
+}
+
+// stoppingPostgres runs the tests, then stops their PostgreSQL server,
+// whose process is waited for by a goroutine: before goleak looks.
+type stoppingPostgres struct{ m *testing.M }
+
+func (r stoppingPostgres) Run() int {
+	defer stopPostgres()
+	return r.m.Run()
 }

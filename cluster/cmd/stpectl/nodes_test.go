@@ -16,18 +16,13 @@ import (
 // The live nodes and the periodic tasks they declare, as their records in
 // Redis show them, and the health of the whole.
 
-// periodicNode starts a node on the fixture's prefix that handles "mail",
+// periodicNode starts a node on the fixture's store that handles "mail",
 // declares "nightly" (at 03:00) and "tick" (every 200 ms, whose runs it
 // reports on ticks); it is stopped when the test ends.
 func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 	f.t.Helper()
-	rdb := f.newClient()
-	f.t.Cleanup(func() { _ = rdb.Close() })
-	n, err := cluster.New(rdb, cluster.WithPrefix(f.prefix), cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
+	n := f.newNode(cluster.WithLease(2*time.Second), cluster.WithWindow(5*time.Second),
 		cluster.WithSweepInterval(time.Second), cluster.WithConcurrency(4), cluster.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	ok := func(context.Context, cluster.Task) error { return nil }
 	const period = 200 * time.Millisecond
 	every := scheduler.TriggerFunc(func(t time.Time) time.Time { return t.Truncate(period).Add(period) })
@@ -52,76 +47,78 @@ func (f *fixture) periodicNode(ticks chan<- cluster.Task) *cluster.Node {
 }
 
 func TestNodesListsTheLiveNodes(t *testing.T) {
-	f := newFixture(t)
-	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
-	r := f.ctl("nodes")
-	wantOK(t, r)
-	if r.stdout != "no live node\n" {
-		t.Fatalf("nodes with none: %q", r.stdout)
-	}
-	var doc nodesJSON
-	f.ctlJSON(0, &doc, "nodes")
-	if doc.Nodes == nil || len(doc.Nodes) != 0 {
-		t.Fatalf("nodes -json with none: %+v", doc)
-	}
+	onEachStore(t, func(t *testing.T, f *fixture) {
+		f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
+		r := f.ctl("nodes")
+		wantOK(t, r)
+		if r.stdout != "no live node\n" {
+			t.Fatalf("nodes with none: %q", r.stdout)
+		}
+		var doc nodesJSON
+		f.ctlJSON(0, &doc, "nodes")
+		if doc.Nodes == nil || len(doc.Nodes) != 0 {
+			t.Fatalf("nodes -json with none: %+v", doc)
+		}
 
-	n := f.periodicNode(make(chan cluster.Task, 1))
-	f.ctlJSON(0, &doc, "nodes")
-	if len(doc.Nodes) != 1 {
-		t.Fatalf("nodes -json: %+v", doc)
-	}
-	got := doc.Nodes[0]
-	if got.Name != n.Name() || got.PID <= 0 || got.Host == "" || got.Version == "" || got.Concurrency != 4 || got.Stopping ||
-		!slices.Equal(got.Kinds, []string{"@nightly", "@tick", "mail"}) || time.Since(got.Started) > time.Minute ||
-		got.Expires.Before(got.Heartbeat) {
-		t.Fatalf("node %+v", got)
-	}
-	r = f.ctl("nodes")
-	wantOK(t, r)
-	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") ||
-		!strings.HasPrefix(lines[1], n.Name()+" ") || !strings.Contains(lines[1], "@nightly,@tick,mail") || !strings.Contains(lines[1], " up ") {
-		t.Fatalf("nodes:\n%s", r.stdout)
-	}
+		n := f.periodicNode(make(chan cluster.Task, 1))
+		f.ctlJSON(0, &doc, "nodes")
+		if len(doc.Nodes) != 1 {
+			t.Fatalf("nodes -json: %+v", doc)
+		}
+		got := doc.Nodes[0]
+		if got.Name != n.Name() || got.PID <= 0 || got.Host == "" || got.Version == "" || got.Concurrency != 4 || got.Stopping ||
+			!slices.Equal(got.Kinds, []string{"@nightly", "@tick", "mail"}) || time.Since(got.Started) > time.Minute ||
+			got.Expires.Before(got.Heartbeat) {
+			t.Fatalf("node %+v", got)
+		}
+		r = f.ctl("nodes")
+		wantOK(t, r)
+		if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") ||
+			!strings.HasPrefix(lines[1], n.Name()+" ") || !strings.Contains(lines[1], "@nightly,@tick,mail") || !strings.Contains(lines[1], " up ") {
+			t.Fatalf("nodes:\n%s", r.stdout)
+		}
+	})
 }
 
 func TestPeriodicListsDeclarationsWithTheirLastRun(t *testing.T) {
-	f := newFixture(t)
-	f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
-	r := f.ctl("periodic")
-	wantOK(t, r)
-	if r.stdout != "no periodic task declared by a live node\n" {
-		t.Fatalf("periodic with none: %q", r.stdout)
-	}
-	ticks := make(chan cluster.Task, 1)
-	n := f.periodicNode(ticks)
-	tick := recv(t, ticks, "a tick")
-	var doc periodicDocJSON
-	deadline := time.Now().Add(20 * time.Second)
-	for { // the run is recorded just after the handler returns
-		f.ctlJSON(0, &doc, "periodic")
-		if len(doc.Periodic) == 2 && doc.Periodic[1].LastRun != nil && !doc.Periodic[1].LastRun.Due.Before(tick.Due) {
-			break
+	onEachStore(t, func(t *testing.T, f *fixture) {
+		f.schedule("mail", "a", nil, time.Now().Add(time.Hour)) // a keyspace, with no node
+		r := f.ctl("periodic")
+		wantOK(t, r)
+		if r.stdout != "no periodic task declared by a live node\n" {
+			t.Fatalf("periodic with none: %q", r.stdout)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("periodic -json: %+v", doc)
+		ticks := make(chan cluster.Task, 1)
+		n := f.periodicNode(ticks)
+		tick := recv(t, ticks, "a tick")
+		var doc periodicDocJSON
+		deadline := time.Now().Add(20 * time.Second)
+		for { // the run is recorded just after the handler returns
+			f.ctlJSON(0, &doc, "periodic")
+			if len(doc.Periodic) == 2 && doc.Periodic[1].LastRun != nil && !doc.Periodic[1].LastRun.Due.Before(tick.Due) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("periodic -json: %+v", doc)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	nightly, ticking := doc.Periodic[0], doc.Periodic[1]
-	if nightly.Name != "nightly" || nightly.Trigger != "0 3 * * *" || nightly.Next == nil || !slices.Equal(nightly.Nodes, []string{n.Name()}) ||
-		nightly.LastRun != nil || nightly.Next.Hour() != 3 && nightly.Next.Local().Hour() != 3 {
-		t.Fatalf("nightly: %+v", nightly)
-	}
-	last := ticking.LastRun
-	if ticking.Name != "tick" || last.Node != n.Name() || last.Outcome != "succeeded" || last.Error != "" || last.Ended.Before(last.Started) {
-		t.Fatalf("tick: %+v, last run %+v", ticking, last)
-	}
-	r = f.ctl("periodic")
-	wantOK(t, r)
-	if !strings.Contains(r.stdout, "nightly") || !strings.Contains(r.stdout, "0 3 * * *") || !strings.Contains(r.stdout, "succeeded ") ||
-		!strings.Contains(r.stdout, " on "+n.Name()) {
-		t.Fatalf("periodic:\n%s", r.stdout)
-	}
+		nightly, ticking := doc.Periodic[0], doc.Periodic[1]
+		if nightly.Name != "nightly" || nightly.Trigger != "0 3 * * *" || nightly.Next == nil || !slices.Equal(nightly.Nodes, []string{n.Name()}) ||
+			nightly.LastRun != nil || nightly.Next.Hour() != 3 && nightly.Next.Local().Hour() != 3 {
+			t.Fatalf("nightly: %+v", nightly)
+		}
+		last := ticking.LastRun
+		if ticking.Name != "tick" || last.Node != n.Name() || last.Outcome != "succeeded" || last.Error != "" || last.Ended.Before(last.Started) {
+			t.Fatalf("tick: %+v, last run %+v", ticking, last)
+		}
+		r = f.ctl("periodic")
+		wantOK(t, r)
+		if !strings.Contains(r.stdout, "nightly") || !strings.Contains(r.stdout, "0 3 * * *") || !strings.Contains(r.stdout, "succeeded ") ||
+			!strings.Contains(r.stdout, " on "+n.Name()) {
+			t.Fatalf("periodic:\n%s", r.stdout)
+		}
+	})
 }
 
 func TestHealthWantsLiveNodesAndWarnsOfUnhandledKinds(t *testing.T) {

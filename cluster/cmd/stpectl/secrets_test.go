@@ -29,6 +29,18 @@ func wantNoSecret(t *testing.T, what []string, r result) {
 	}
 }
 
+// everyCommandOnce is each command, its success then a failure of its
+// own, on a store holding the pending tasks a and b of kind mail and the
+// dead task d; the first twelve read or change the store.
+var everyCommandOnce = [][]string{
+	{"counts"}, {"list"}, {"list", "-state", "dead"}, {"list", "-cursor", "garbage"},
+	{"show", "b"}, {"show", "nobody"}, {"health", "-min-nodes", "0"}, {"health"},
+	{"nodes"}, {"periodic"}, {"pause", "mail"}, {"resume", "mail"}, {"pause", "bad kind"},
+	{"run", "b"}, {"run", "nobody"}, {"reschedule", "b", "10m"}, {"reschedule", "d", "10m"},
+	{"retry", "d"}, {"retry", "b"}, {"cancel", "b"}, {"cancel", "nobody"}, {"delete", "b"}, {"delete", "a"},
+	{"purge", "-older", "1d"}, {"purge", "-older", "soon"}, {"migrate"}, {"frobnicate"}, {"help"}, {"-h"}, {"list", "-h"},
+}
+
 func TestNoCommandShowsTheRedisCredentials(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{Password: "admin-pw"})
 	admin := srv.Client()
@@ -45,15 +57,7 @@ func TestNoCommandShowsTheRedisCredentials(t *testing.T) {
 	f.schedule("mail", "b", []byte("x"), time.Now().Add(time.Hour))
 	f.deadTasks("fax", "d")
 
-	// Each command: its success, then a failure of its own.
-	commands := [][]string{
-		{"counts"}, {"list"}, {"list", "-state", "dead"}, {"list", "-cursor", "garbage"},
-		{"show", "b"}, {"show", "nobody"}, {"health", "-min-nodes", "0"}, {"health"},
-		{"nodes"}, {"periodic"}, {"pause", "mail"}, {"resume", "mail"}, {"pause", "bad kind"},
-		{"run", "b"}, {"run", "nobody"}, {"reschedule", "b", "10m"}, {"reschedule", "d", "10m"},
-		{"retry", "d"}, {"retry", "b"}, {"cancel", "b"}, {"cancel", "nobody"}, {"delete", "b"}, {"delete", "a"},
-		{"purge", "-older", "1d"}, {"purge", "-older", "soon"}, {"migrate"}, {"frobnicate"}, {"help"}, {"-h"}, {"list", "-h"},
-	}
+	commands := everyCommandOnce
 	run := func(env []string, global ...string) {
 		t.Helper()
 		for _, args := range commands {

@@ -42,7 +42,8 @@ func (d *Driver) runClaim(ctx context.Context, sc *redis.Script, id, kind string
 	p := d.partOf(id)
 	vals, err := withKind(kind, func(kind string) ([]any, error) {
 		args := append([]any{id, strconv.FormatInt(due.UnixMicro(), 10), lease.Microseconds(), owner, p.Channel()}, more...)
-		return sc.Run(ctx, d.rdb, p.TaskKeys(kind, id), args...).Slice()
+		args = append(args, d.listening.hears(p.Channel()))
+		return d.batches.run(ctx, d.rdb, sc, p.TaskKeys(kind, id), args...).Slice()
 	})
 	if err != nil {
 		return driver.Claim{}, err

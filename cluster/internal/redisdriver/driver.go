@@ -22,6 +22,9 @@ type Driver struct {
 
 	replicaAcks    int           // replicas a write Replicated runs waits for; 0: none
 	replicaTimeout time.Duration // how long it waits at most
+
+	listening listening // the channels its subscriptions follow
+	batches   batchers  // the claims and completions made meanwhile (coalesce.go)
 }
 
 var _ driver.Driver = (*Driver)(nil)
@@ -42,6 +45,7 @@ type Options struct {
 
 // New returns the driver of the keyspace o names, on rdb.
 func New(rdb redis.UniversalClient, o Options) *Driver {
+	cluster, _ := rdb.(*redis.ClusterClient)
 	return &Driver{
 		rdb:   observeRedis(rdb, o.Observe),
 		plain: rdb,
@@ -50,6 +54,7 @@ func New(rdb redis.UniversalClient, o Options) *Driver {
 
 		replicaAcks:    o.ReplicaAcks,
 		replicaTimeout: o.ReplicaTimeout,
+		batches:        batchers{cluster: cluster},
 	}
 }
 

@@ -21,7 +21,8 @@ import (
 //   - "many <due> <kind> <length> <id> ...": tasks stored together
 //     (ScheduleMany) became pending; each ID is preceded by its length in
 //     bytes, so it may hold spaces, and followed by a space but the last;
-//   - "claimed <id>": a node won the claim, the others drop it;
+//   - "claimed <id>": a node won the claim, the others drop it (not sent
+//     when the claimer is the channel's one listener: lua/lib/claim.lua);
 //   - "canceled <id>": Cancel removed it; a node running it cancels the
 //     run's ctx at once;
 //   - "resumed <kind>": Resume made the kind's tasks claimable again;

@@ -16,7 +16,7 @@ func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention
 	args := make([]any, 0, 6) // one allocation for the six
 	args = append(append(append(args, id, owner, retention.Milliseconds()), keepArgs(keep)...), tl.TTL.Milliseconds())
 	return withKind(kind, func(kind string) (driver.Recorded, error) {
-		res, err := CompleteScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
+		res, err := d.batches.run(ctx, d.rdb, CompleteScript, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
 		return driver.Recorded(res), err
 	})
 }

@@ -103,14 +103,13 @@ func (d *Driver) storeBatches(ctx context.Context, batches []storeBatch, all []d
 				return err
 			})
 		}
-	} else if len(calls) > 0 {
-		cmds, loadErr := evalEach(ctx, d.rdb, ScheduleManyScript, calls)
-		for b, cmd := range cmds {
+	} else {
+		evalConcurrently(ctx, d.rdb, ScheduleManyScript, calls, func(b int, cmd *redis.Cmd, loadErr error) {
 			answers[b], errs[b] = cmd.StringSlice()
 			if errs[b] != nil && loadErr != nil && redis.HasErrorPrefix(errs[b], "NOSCRIPT") {
 				errs[b] = loadErr
 			}
-		}
+		})
 	}
 	for b := range batches {
 		if errs[b] == nil && len(answers[b]) != len(batches[b].tasks) {

@@ -12,10 +12,14 @@ import (
 // Every Lua script of the store, each the concatenation of files of lua/:
 // a script's own file after the shared definitions it uses (lua/lib).
 // Each script runs atomically in Redis, so no two nodes ever see a
-// half-made change. A script's SHA-1 is part of the keyspace's contract:
-// nodes of two versions run side by side during a rolling deploy only if
-// they run the same scripts, so scripts_test.go pins every SHA-1, and a
-// change of a script is a change of the layout version.
+// half-made change. scripts_test.go pins every script's SHA-1, so that
+// no script changes unnoticed. During a rolling deploy nodes of two
+// versions run side by side, each its own scripts (EVALSHA names a script
+// by its SHA-1), on the same data: a script may change only if the data
+// it reads and writes keeps its shape (the same keys, fields, scores and
+// messages, meaning the same). A change of that shape is a change of the
+// layout version (LayoutVersion), and then old and new nodes must not
+// share a keyspace.
 
 //go:embed lua
 var luaFiles embed.FS
@@ -71,9 +75,10 @@ var CancelScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib
 // stamps the claim's start (field "start", for the run history) and
 // remembers its pending score (field "next") for a hand-back.
 // KEYS: the task's keys (Partition.TaskKeys). ARGV: id, expected due,
-// lease (µs), owner token, channel. A won claim publishes "claimed <id>",
-// so that the other nodes drop the task from their windows without
-// claiming it in vain. A task of a paused kind is never claimed: it is not
+// lease (µs), owner token, channel, then "1" if the claimer hears the
+// channel itself, else "0". A won claim publishes "claimed <id>", so that
+// the other nodes drop the task from their windows without claiming it in
+// vain; not when the claimer is the channel's one listener on the server. A task of a paused kind is never claimed: it is not
 // in the pending set (pause.go), and the script checks the kind again.
 // Returns {0} if the task is not pending (claimed elsewhere, canceled, done
 // or paused), {2, score, kind} if it is pending for a later time than
@@ -84,11 +89,12 @@ var ClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/
 // CompleteScript records a successful run: a done record with
 // WithKeepDone (the reaper trims the records past the bounds), else the
 // task is removed; either way a done marker is left when the caller chose
-// its ID. KEYS: the task's keys (Partition.TaskKeys), then the minute's
-// timeline hash if the run is counted (timeline_record.go). ARGV: id,
-// owner token, retention (ms), keep age (µs), keep max (0: none kept), the
-// timeline hash's time to live (ms). Returns "done", or "lost" if the
-// owner no longer holds the task.
+// its ID. Without a done record it writes no run history and reads no
+// clock: the task is deleted. KEYS: the task's keys (Partition.TaskKeys),
+// then the minute's timeline hash if the run is counted
+// (timeline_record.go). ARGV: id, owner token, retention (ms), keep age
+// (µs), keep max (0: none kept), the timeline hash's time to live (ms).
+// Returns "done", or "lost" if the owner no longer holds the task.
 var CompleteScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/history.lua", "lib/keepdone.lua", "lib/timeline.lua", "complete.lua")
 
 // CountsScript counts a partition's tasks by state, in total and for
@@ -198,7 +204,8 @@ var PauseScript = script("pause.lua")
 
 // PeriodicClaimScript claims an occurrence of a periodic task:
 // ClaimScript with the periodic rules (lua/lib/misfire.lua) first. KEYS: as
-// ClaimScript's. ARGV: ClaimScript's, then those of lua/lib/misfire.lua.
+// ClaimScript's. ARGV: ClaimScript's but the last, then those of
+// lua/lib/misfire.lua, then ClaimScript's last.
 var PeriodicClaimScript = script("lib/now.lua", "lib/publish.lua", "lib/part.lua", "lib/misfire.lua", "lib/claim.lua")
 
 // CursorScript writes a periodic task's settings to its cursor and moves

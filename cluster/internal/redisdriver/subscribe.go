@@ -98,12 +98,14 @@ func (s *subscription) Follow(ctx context.Context, parts []int) error {
 		for _, c := range drop {
 			s.shards[c].stop()
 			delete(s.shards, c)
+			s.d.listening.follow(c, -1)
 		}
 		for _, c := range add {
 			ps := cc.SSubscribe(ctx, c)
 			lctx, stop := context.WithCancel(s.loops)
 			s.listen(lctx, ps)
 			s.shards[c] = shardSub{ps: ps, stop: stop}
+			s.d.listening.follow(c, 1)
 		}
 		return nil
 	}
@@ -117,6 +119,7 @@ func (s *subscription) Follow(ctx context.Context, parts []int) error {
 		}
 		for _, c := range drop {
 			delete(s.shards, c)
+			s.d.listening.follow(c, -1)
 		}
 	}
 	if len(add) > 0 {
@@ -125,6 +128,7 @@ func (s *subscription) Follow(ctx context.Context, parts []int) error {
 		}
 		for _, c := range add {
 			s.shards[c] = shardSub{ps: s.shared, stop: func() {}}
+			s.d.listening.follow(c, 1)
 		}
 	}
 	return nil
@@ -134,6 +138,9 @@ func (s *subscription) Follow(ctx context.Context, parts []int) error {
 func (s *subscription) Close() {
 	s.mu.Lock()
 	s.closed = true
+	for c := range s.shards {
+		s.d.listening.follow(c, -1)
+	}
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()

@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/go-stpe/scheduler"
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/pgdriver/postgresconn"
 	"github.com/go-stpe/scheduler/cluster/redisconn"
 	"github.com/go-stpe/scheduler/dashboard"
 )
@@ -24,22 +24,26 @@ const shutdownGrace = 10 * time.Second
 // options are the command's flags.
 type options struct {
 	addr, prefix             string
-	conn                     redisconn.Config // -redis, -cluster, -sentinel-master and the environment
+	conn                     redisconn.Config    // -redis, -cluster, -sentinel-master and the environment
+	pg                       postgresconn.Config // -postgres and the environment
+	postgres                 bool                // the store is PostgreSQL (postgresconn.Config.Chosen)
 	readOnly                 bool
 	basicAuth, basicAuthFile string
 	trustHeader              string
 }
 
-// parseFlags reads args; Redis is given as stpectl takes it (package
-// redisconn: -redis, -cluster, -sentinel-master, STPE_REDIS_URL,
-// REDIS_URL...).
+// parseFlags reads args; the store is given as stpectl takes it: Redis
+// by package redisconn's flags and variables (-redis, -cluster,
+// -sentinel-master, STPE_REDIS_URL, REDIS_URL...), PostgreSQL by
+// postgresconn's (-postgres, STPE_POSTGRES_URL), chosen by the same rule.
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
-	o := options{conn: redisconn.FromEnv(getenv)}
+	o := options{conn: redisconn.FromEnv(getenv), pg: postgresconn.FromEnv(getenv)}
 	fs := flag.NewFlagSet("stpe-dashboard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o.conn.RegisterFlags(fs)
+	o.pg.RegisterFlags(fs)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&o.prefix, "prefix", cluster.DefaultPrefix, "the keyspace's prefix (cluster.WithPrefix)")
+	fs.StringVar(&o.prefix, "prefix", cluster.DefaultPrefix, "the keyspace's prefix in Redis (cluster.WithPrefix)")
 	fs.BoolVar(&o.readOnly, "read-only", false, "show no actions; POSTs are refused")
 	fs.StringVar(&o.basicAuth, "basic-auth", "", "user:password for HTTP basic auth (or $"+basicAuthEnv+", or -basic-auth-file)")
 	fs.StringVar(&o.basicAuthFile, "basic-auth-file", "", "file holding user:password for HTTP basic auth")
@@ -53,12 +57,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	if o.prefix == "" || o.addr == "" {
 		return o, errors.New("-addr and -prefix must not be empty")
 	}
-	return o, nil
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	o.postgres, err = o.pg.Chosen(given, getenv)
+	return o, err
 }
 
 // run serves the dashboard until ctx ends, then shuts down gracefully; it
 // returns the exit code (2 for bad flags, 1 for a failure).
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	// Nothing it writes to stderr (its errors, its log and the node's)
+	// may show a password of Redis or PostgreSQL.
+	stderr = redisconn.RedactingWriter(stderr)
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	o, err := parseFlags(args, getenv, stderr)
 	if err != nil {
@@ -76,14 +87,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(stderr, "stpe-dashboard: basic auth and -trust-header: give one")
 		return 2
 	}
-	rdb, err := o.conn.Open()
+	node, closeStore, err := openNode(ctx, o, logger)
 	if err != nil {
-		// "redisconn: address A: why", A and why redacted.
+		// "redisconn: address A: why" or "postgresconn: URL U: why",
+		// redacted, for a bad address: bad flags.
 		fmt.Fprintln(stderr, "stpe-dashboard:", err)
-		return 2
+		if errors.Is(err, scheduler.ErrInvalidArgument) {
+			return 2
+		}
+		return 1
 	}
-	defer rdb.Close()
-	h, err := handler(ctx, rdb, o, logger)
+	defer closeStore()
+	h, err := handler(node, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "stpe-dashboard:", err)
 		return 1
@@ -122,27 +137,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return 0
 }
 
-// handler makes the inspection node (never started, so it claims and runs
-// nothing) with the keyspace's recorded partitions, and the dashboard over
-// it.
-func handler(ctx context.Context, rdb redis.UniversalClient, o options, logger *slog.Logger) (http.Handler, error) {
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	parts, err := cluster.RecordedPartitions(rctx, rdb, o.prefix)
-	cancel()
-	if errors.Is(err, cluster.ErrLayout) {
-		return nil, err
-	}
-	if err != nil || parts == 0 {
-		if err != nil {
-			logger.Warn("stpe-dashboard: reading the keyspace's layout failed; using the default partitions", "err", err)
-		}
-		parts = cluster.DefaultPartitions
-	}
-	node, err := cluster.New(rdb, cluster.WithPrefix(o.prefix), cluster.WithPartitions(parts),
-		cluster.WithConcurrency(1), cluster.WithLogger(logger))
-	if err != nil {
-		return nil, err
-	}
+// handler serves the dashboard over node.
+func handler(node *cluster.Node, o options) (http.Handler, error) {
 	opts := []dashboard.Option{dashboard.WithCluster(node)}
 	if o.readOnly {
 		opts = append(opts, dashboard.ReadOnly())

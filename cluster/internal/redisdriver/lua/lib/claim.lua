@@ -17,5 +17,11 @@ end
 redis.call('ZREM', INDEX.pending, ARGV[1])
 index_add(INDEX, 'running', f[1], string.format('%.0f', tonumber(t) + tonumber(ARGV[3])), ARGV[1])
 redis.call('HSET', TASK, 'owner', ARGV[4], 'next', s, 'start', t)
-publish_claimed(ARGV[5], ARGV[1])
+-- "claimed" makes the other nodes that hear the channel drop the task
+-- from their windows. The last argument is 1 if the claimer hears the
+-- channel itself: if it is then the channel's one listener on this
+-- server, no other node has a use for the notice, and none is sent
+if ARGV[#ARGV] ~= '1' or redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[5])[2] ~= 1 then
+  publish_claimed(ARGV[5], ARGV[1])
+end
 return {1, f[1], f[2], f[3], f[4], f[5] or '0', f[6] or ''}
