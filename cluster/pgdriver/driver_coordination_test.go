@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
-	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -17,27 +16,13 @@ import (
 // recorded with another number of partitions, one not migrated, and two
 // nodes recording a fresh database's layout at once.
 
-// layoutDriver is the driver of parts partitions on pool.
-func layoutDriver(t *testing.T, pool *pgxpool.Pool, parts int) *pgdriver.Driver {
-	t.Helper()
-	st, err := pgdriver.New(pool, pgdriver.Options{Partitions: parts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pgdriver.NewDriver(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func TestCheckLayoutRefusesAnotherNumberOfPartitions(t *testing.T) {
 	ctx := context.Background()
 	_, pool := newStore(t)
-	if err := layoutDriver(t, pool, 3).CheckLayout(ctx); err != nil {
+	if err := newConformanceDriver(t, pool, 3).CheckLayout(ctx); err != nil {
 		t.Fatal(err)
 	}
-	other := layoutDriver(t, pool, 5)
+	other := newConformanceDriver(t, pool, 5)
 	err := other.CheckLayout(ctx)
 	var le *driver.LayoutError
 	if !errors.As(err, &le) || !errors.Is(err, driver.ErrLayout) {
@@ -53,7 +38,7 @@ func TestCheckLayoutRefusesAnotherNumberOfPartitions(t *testing.T) {
 
 func TestCheckLayoutRefusesADatabaseNotMigrated(t *testing.T) {
 	ctx := context.Background()
-	d := layoutDriver(t, pgtest.Pool(t), 3)
+	d := newConformanceDriver(t, pgtest.Pool(t), 3)
 	if n, err := d.RecordedPartitions(ctx); err != nil || n != 0 {
 		t.Fatalf("RecordedPartitions before Migrate = %d, %v; want 0", n, err)
 	}
@@ -84,7 +69,7 @@ func TestCheckLayoutWaitsForAConcurrentFirstRecord(t *testing.T) {
 		if _, err := tx.Exec(ctx, `INSERT INTO stpe_layout (version, partitions) VALUES ('pg1', 4)`); err != nil {
 			t.Fatal(err)
 		}
-		second := layoutDriver(t, pool, c.parts)
+		second := newConformanceDriver(t, pool, c.parts)
 		got := make(chan error, 1)
 		go func() { got <- second.CheckLayout(ctx) }()
 		awaitLockWait(t, pool, "stpe_layout")
@@ -133,7 +118,7 @@ func TestAddrNamesTheDatabaseWithoutCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	got := layoutDriver(t, pool, 4).Addr()
+	got := newConformanceDriver(t, pool, 4).Addr()
 	if got != "db.example:6543/orders" || strings.Contains(got, "s3cret") || strings.Contains(got, "alice") {
 		t.Fatalf("Addr = %q, want db.example:6543/orders", got)
 	}
@@ -146,7 +131,7 @@ func TestAddrNamesTheDatabaseWithoutCredentials(t *testing.T) {
 func TestRenewAfterTheMembershipExpiredIsAChange(t *testing.T) {
 	ctx := context.Background()
 	_, pool := newStore(t)
-	d := layoutDriver(t, pool, 4)
+	d := newConformanceDriver(t, pool, 4)
 	r := driver.Renewal{Node: "a", TTL: 100 * time.Millisecond, Claimer: true, Kinds: []string{"k"}}
 	if _, err := d.Renew(ctx, r); err != nil {
 		t.Fatal(err)

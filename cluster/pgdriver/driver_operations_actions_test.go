@@ -116,8 +116,9 @@ func TestDriverActionsOnDeadAndDoneTasks(t *testing.T) {
 
 // TestDriverBulkOnRunningAndDeadTasks: a bulk retry and delete act on
 // dead tasks only, a bulk cancel of running tasks cancels the runs (their
-// holders find them lost), and an action on a state it does not act on
-// is refused as bad input.
+// holders find them lost), a run now of a task due already matches it
+// and changes nothing, and an action on a state it does not act on is
+// refused as bad input.
 func TestDriverBulkOnRunningAndDeadTasks(t *testing.T) {
 	ctx := context.Background()
 	d, _ := newDriver(t)
@@ -152,6 +153,11 @@ func TestDriverBulkOnRunningAndDeadTasks(t *testing.T) {
 	counts, err := d.Counts(ctx)
 	if err != nil || counts != (driver.Counts{Pending: 2}) {
 		t.Fatalf("Counts = %+v, %v; want d1 and p1 pending", counts, err)
+	}
+	res, err = d.Bulk(ctx, driver.BulkRequest{Action: driver.BulkRunNow, Now: time.Now(),
+		Selection: driver.Selection{State: driver.Pending, IDs: []string{"p1"}}})
+	if err != nil || res != (driver.BulkResult{Matched: 1, Changed: 0}) {
+		t.Fatalf("bulk run now of a due task by ID = %+v, %v; want matched, not changed", res, err)
 	}
 	for _, r := range []driver.BulkRequest{
 		{Action: driver.BulkRetry, Selection: driver.Selection{State: driver.Pending}},

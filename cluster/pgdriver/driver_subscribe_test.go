@@ -16,7 +16,7 @@ import (
 func TestSubscriptionSurvivesALostConnection(t *testing.T) {
 	ctx := context.Background()
 	s, pool := newStore(t)
-	d := layoutDriver(t, pool, s.Partitions())
+	d := newConformanceDriver(t, pool, s.Partitions())
 	notices := make(chan driver.Notice, 1024)
 	sub, err := d.Subscribe(ctx, func(n driver.Notice) { notices <- n })
 	if err != nil {
