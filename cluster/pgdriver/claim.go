@@ -156,14 +156,16 @@ func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args .
 // Claim claims task id for the owner token with a lease, if it is pending
 // and due by the database's clock (River's JobGetAvailable for one job,
 // the cluster package's claim script), in one statement that locks the
-// task's row alone. Only one of many claimers of a task wins. token
+// task's row alone (claims made while one is in flight go together in
+// the next statement, claim_combine.go). Only one of many claimers of a
+// task wins. token
 // should be fresh for each claim: Complete, Fail, Release and Extend
 // check it.
 func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration) (Claim, error) {
 	if err := validClaim("claim "+id, id, token, lease); err != nil {
 		return Claim{}, err
 	}
-	c, found, err := s.claimTask(ctx, claimOne, false, id, token, micros(lease), s.node, nil)
+	c, found, err := s.claim(ctx, claimAsk{id: id, token: token, lease: lease})
 	if err != nil {
 		return Claim{}, failed("claim "+id, err)
 	}

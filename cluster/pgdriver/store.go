@@ -32,7 +32,9 @@ type Store struct {
 	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
-	combined    *combiner // Schedule's calls, combined while one is in flight
+	combined    *combiner                      // Schedule's calls, combined while one is in flight
+	claims      *batcher[claimAsk, claimGot]   // Claim's calls, combined while one is in flight
+	completes   *batcher[completeAsk, Outcome] // Complete's calls, likewise
 }
 
 // Options configure New.
@@ -67,6 +69,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	}
 	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}
 	s.combined = &combiner{insert: s.insertCombined}
+	s.claims, s.completes = newClaimBatcher(s), newCompleteBatcher(s)
 	return s, nil
 }
 
