@@ -135,8 +135,7 @@ type claimFound struct {
 // task holds the ID.
 func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args ...any) (c claimFound, found bool, err error) {
 	var expires *time.Time
-	dest := []any{&c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, &expires, &c.Task.Payload, &c.Task.Due,
-		&c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata}
+	dest := c.dest(&expires)
 	if periodic {
 		dest = append(dest, &c.verdict, &c.blocked, &c.skipped)
 	}
@@ -147,10 +146,22 @@ func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args .
 	case err != nil:
 		return claimFound{}, false, err
 	}
+	c.read(expires)
+	return c, true, nil
+}
+
+// dest are the destinations of claimOneSQL's first columns, the won
+// lease's expiry read into expires.
+func (c *claimFound) dest(expires **time.Time) []any {
+	return []any{&c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, expires, &c.Task.Payload, &c.Task.Due,
+		&c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata}
+}
+
+// read completes c once scanned: won if the claim has a lease's expiry.
+func (c *claimFound) read(expires *time.Time) {
 	if expires != nil {
 		c.won, c.Outcome, c.LeaseExpires = true, ClaimWon, *expires
 	}
-	return c, true, nil
 }
 
 // Claim claims task id for the owner token with a lease, if it is pending

@@ -115,13 +115,10 @@ func (s *Store) claimIDs(ctx context.Context, ids, tokens []string, leases []int
 			c       claimFound
 			expires *time.Time
 		)
-		if err := rows.Scan(&id, &c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, &expires, &c.Task.Payload,
-			&c.Task.Due, &c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata); err != nil {
+		if err := rows.Scan(append([]any{&id}, c.dest(&expires)...)...); err != nil {
 			return nil, err
 		}
-		if expires != nil {
-			c.won, c.Outcome, c.LeaseExpires = true, ClaimWon, *expires
-		}
+		c.read(expires)
 		found[id] = c
 	}
 	return found, rows.Err()
