@@ -11,6 +11,10 @@
 // MisfireRunEach, and never two at once), and that nothing started before
 // its due time by Redis's clock.
 //
+// The harness, the workers' life and the verdict are package chaoskit's,
+// which another store's chaos shares: this package gives the two Redis
+// stores and the replica command.
+//
 // It runs for 60 s by default, longer with CLUSTER_CHAOS_DURATION (a Go
 // duration) or -chaos.duration when this package is tested alone:
 //

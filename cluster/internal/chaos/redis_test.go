@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/internal/chaoskit"
 	"github.com/go-stpe/scheduler/cluster/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -27,35 +28,21 @@ import (
 // partitions' tags.
 const prefix = "{chaos}"
 
-// chaosRedis is the Redis under test and its one fault.
-type chaosRedis interface {
-	// proxies starts, for one replica, a proxy to each Redis server, and
-	// returns them with the replica command's flags that reach Redis
-	// through them.
-	proxies(t *testing.T) ([]*proxy, []string)
-	// client returns the producer's client and options.
-	client() (redis.UniversalClient, []cluster.Option)
-	// fault injects the Redis fault and returns its kind once Redis
-	// serves again.
-	fault(rng interface{ IntN(int) int }) (string, error)
-	describe() string
-}
-
 // singleRedis is one redis-server with appendfsync always.
 type singleRedis struct{ srv *redistest.Server }
 
-func (r singleRedis) describe() string { return "one redis-server (AOF always)" }
+func (r singleRedis) Describe() string { return "one redis-server (AOF always)" }
 
-func (r singleRedis) proxies(t *testing.T) ([]*proxy, []string) {
-	p := startProxy(t, r.srv.Addr)
-	return []*proxy{p}, []string{"-redis", p.addr()}
+func (r singleRedis) Reach(t testing.TB) ([]*chaoskit.Proxy, []string) {
+	p := chaoskit.StartProxy(t, r.srv.Addr)
+	return []*chaoskit.Proxy{p}, []string{"-redis", p.Addr()}
 }
 
-func (r singleRedis) client() (redis.UniversalClient, []cluster.Option) {
-	return redis.NewClient(&redis.Options{Addr: r.srv.Addr, DialTimeout: 500 * time.Millisecond}), nil
+func (r singleRedis) Producer(t testing.TB) *cluster.Node {
+	return producer(t, redis.NewClient(&redis.Options{Addr: r.srv.Addr, DialTimeout: 500 * time.Millisecond}))
 }
 
-func (r singleRedis) fault(rng interface{ IntN(int) int }) (string, error) {
+func (r singleRedis) Fault(rng interface{ IntN(int) int }) (string, error) {
 	r.srv.Kill()
 	time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
 	return "redis-restart", r.srv.Restart()
@@ -67,30 +54,42 @@ type clusterRedis struct{ c *redistest.Cluster }
 // acks is how many replicas acknowledge each write a caller counts on.
 const acks = 1
 
-func (r clusterRedis) describe() string {
+func (r clusterRedis) Describe() string {
 	return fmt.Sprintf("a Redis Cluster of %d masters with one replica each (acks %d)", redistest.ClusterMasters, acks)
 }
 
-func (r clusterRedis) proxies(t *testing.T) ([]*proxy, []string) {
-	var ps []*proxy
+func (r clusterRedis) Reach(t testing.TB) ([]*chaoskit.Proxy, []string) {
+	var ps []*chaoskit.Proxy
 	var via []string
 	for _, s := range r.c.Servers {
-		p := startProxy(t, s.Addr)
+		p := chaoskit.StartProxy(t, s.Addr)
 		ps = append(ps, p)
-		via = append(via, s.Addr+"="+p.addr())
+		via = append(via, s.Addr+"="+p.Addr())
 	}
 	return ps, []string{"-cluster", strings.Join(r.c.Addrs(), ","), "-via", strings.Join(via, ","), "-acks", fmt.Sprint(acks)}
 }
 
-func (r clusterRedis) client() (redis.UniversalClient, []cluster.Option) {
+func (r clusterRedis) Producer(t testing.TB) *cluster.Node {
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: r.c.Addrs(), DialTimeout: 500 * time.Millisecond})
-	return rdb, []cluster.Option{cluster.WithReplicaAcks(acks, time.Second)}
+	return producer(t, rdb, cluster.WithReplicaAcks(acks, time.Second))
+}
+
+// producer returns the producer's node on rdb, which it closes when t
+// ends.
+func producer(t testing.TB, rdb redis.UniversalClient, opts ...cluster.Option) *cluster.Node {
+	t.Cleanup(func() { _ = rdb.Close() })
+	n, err := cluster.New(rdb, append(opts, cluster.WithPrefix(prefix))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // fault kills a master the seed picks (the master of a random slot),
-// waits for its replica to take over, restarts the killed server (it rejoins as the replica, without
-// which no write is acknowledged) and waits until it is in sync.
-func (r clusterRedis) fault(rng interface{ IntN(int) int }) (string, error) {
+// waits for its replica to take over, restarts the killed server (it
+// rejoins as the replica, without which no write is acknowledged) and
+// waits until it is in sync.
+func (r clusterRedis) Fault(rng interface{ IntN(int) int }) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	killed, err := r.c.KillMasterFor(ctx, fmt.Sprintf("chaos-fault-%d", rng.IntN(1<<20)))

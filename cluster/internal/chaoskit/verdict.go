@@ -1,4 +1,4 @@
-package chaos
+package chaoskit
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 // must show. Every rule flags only what no injected fault can explain, so
 // the verdict does not depend on timing luck.
 
-// fault is one injected fault: replica is the replica it hit, or "" for
-// Redis (which hits every replica). It lasted from start until end (the
-// killed replica's restart was ready, the paused one resumed, the cut was
-// mended, Redis answered again).
+// fault is one injected fault: replica is the worker it hit, or "" for
+// the store (which hits every worker). It lasted from start until end (the
+// killed worker's restart was ready, the paused one resumed, the cut was
+// mended, the store answered again).
 type fault struct {
 	kind       string
 	replica    string
@@ -36,6 +36,7 @@ type history struct {
 	cancels   map[string]cancelRecord
 	faults    []fault // injected, and the stalls the replicas saw
 	lease     time.Duration
+	backoff   time.Duration        // the workers' retry backoff
 	ready     map[string]time.Time // when each replica slot first became ready
 	tick      time.Duration        // period of the periodic task
 	tickFrom  time.Time            // occurrences checked from here ...
@@ -47,8 +48,8 @@ type history struct {
 }
 
 // explained reports whether a fault overlaps the time from the claim of
-// first (the earlier start) to the start of second, and hit Redis or the
-// replica of either run: a fault that can make a task run again. The
+// first (the earlier start) to the start of second, and hit the store or
+// the worker of either run: a fault that can make a task run again. The
 // ledger has the starts, not the claims, which came before them, by up to
 // a lease if a fault struck in between (the claim itself waits at most a
 // third of one); so the time taken is from a lease before first's start.
@@ -64,6 +65,23 @@ func (h *history) explained(first, second *run) bool {
 		}
 	}
 	return false
+}
+
+// retried reports whether second is the retry of first: first failed,
+// and second runs the next attempt. A retry is due the backoff after the
+// failure was stored, by the store's clock, which is after the handler
+// returned (the ledger's time of the failure): it must not start sooner.
+func (h *history) retried(v *verdict, first, second *run) bool {
+	if !first.failed || second.attempt != first.attempt+1 {
+		return false
+	}
+	v.retries++
+	if d := second.start.Sub(first.finished.Add(h.backoff)); d < 0 {
+		v.problem("%s: retry (attempt %d) started on %s %v before the failure on %s plus the backoff %v",
+			second.id, second.attempt, second.replica, -d, first.replica, h.backoff)
+		v.earliestRetry = min(v.earliestRetry, d)
+	}
+	return true
 }
 
 // upThroughout reports whether replica was up (started, and neither
@@ -87,10 +105,12 @@ type verdict struct {
 	problems                     []string
 	tasks, canceled, occurrences int
 	runs, explainedRepeats       int
+	retries                      int // runs that followed a failed run with the next attempt
 	maxLate                      time.Duration
 	lateness                     []time.Duration            // first start minus due, of every acknowledged task
 	latenessBy                   map[string][]time.Duration // the same, by the replica of the first start
 	earliest                     time.Duration              // the most negative start minus due seen (0 if none early)
+	earliestRetry                time.Duration              // the most negative retry start minus (failure + backoff) seen
 	requiredOccurrences, occRuns int
 }
 
@@ -106,8 +126,8 @@ func (h *history) check() *verdict {
 	for id, rs := range h.runs {
 		for _, r := range rs {
 			v.runs++
-			// Nothing starts before its due time by Redis's clock (the
-			// host's clock, on one machine).
+			// Nothing starts before its due time by the store's clock
+			// (the host's clock, on one machine).
 			if d := r.start.Sub(r.due); d < 0 {
 				v.problem("%s started %v before its due time on %s", id, -d, r.replica)
 				v.earliest = min(v.earliest, d)
@@ -129,8 +149,11 @@ func (h *history) check() *verdict {
 			}
 			continue
 		}
-		// No second run that a fault does not explain.
+		// No second run that neither a failed run nor a fault explains.
 		for i := 1; i < len(rs); i++ {
+			if h.retried(v, rs[i-1], rs[i]) {
+				continue
+			}
 			if !h.explained(rs[i-1], rs[i]) {
 				a, b := rs[i-1], rs[i]
 				v.problem("%s ran again on %s at %s (attempt %d, lost %d) after a run on %s at %s (attempt %d, lost %d, ended %v), with no fault between",

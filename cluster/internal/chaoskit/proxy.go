@@ -1,4 +1,4 @@
-package chaos
+package chaoskit
 
 import (
 	"io"
@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// proxy forwards local TCP connections to a target (Redis) and can cut
-// them: a network partition of whoever connects through it.
-type proxy struct {
+// Proxy forwards local TCP connections to a target (a Redis or PostgreSQL
+// server) and can cut them: a network partition of whoever connects
+// through it.
+type Proxy struct {
 	ln     net.Listener
 	target string
 	wg     sync.WaitGroup // the accept loop and every forwarding goroutine
@@ -20,25 +21,25 @@ type proxy struct {
 	conns map[net.Conn]struct{}
 }
 
-// startProxy listens on a free loopback port and forwards to target; it
+// StartProxy listens on a free loopback port and forwards to target; it
 // is closed when t ends.
-func startProxy(t *testing.T, target string) *proxy {
+func StartProxy(t testing.TB, target string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
 	return p
 }
 
-// addr is where clients connect.
-func (p *proxy) addr() string { return p.ln.Addr().String() }
+// Addr is where clients connect.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *proxy) accept() {
+func (p *Proxy) accept() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -52,7 +53,7 @@ func (p *proxy) accept() {
 
 // forward connects c to the target unless the proxy is cut, and copies
 // both ways until either side closes.
-func (p *proxy) forward(c net.Conn) {
+func (p *Proxy) forward(c net.Conn) {
 	defer p.wg.Done()
 	if !p.track(c) {
 		_ = c.Close()
@@ -78,7 +79,7 @@ func (p *proxy) forward(c net.Conn) {
 }
 
 // track registers a connection, or reports false if the proxy is cut.
-func (p *proxy) track(c net.Conn) bool {
+func (p *Proxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cut {
@@ -88,16 +89,16 @@ func (p *proxy) track(c net.Conn) bool {
 	return true
 }
 
-func (p *proxy) untrack(c net.Conn) {
+func (p *Proxy) untrack(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
 	_ = c.Close()
 }
 
-// setCut cuts every connection and refuses new ones (true), or lets them
+// SetCut cuts every connection and refuses new ones (true), or lets them
 // through again (false).
-func (p *proxy) setCut(cut bool) {
+func (p *Proxy) SetCut(cut bool) {
 	p.mu.Lock()
 	p.cut = cut
 	var open []net.Conn
@@ -113,8 +114,8 @@ func (p *proxy) setCut(cut bool) {
 }
 
 // close stops the proxy and waits for its goroutines.
-func (p *proxy) close() {
+func (p *Proxy) close() {
 	_ = p.ln.Close()
-	p.setCut(true)
+	p.SetCut(true)
 	p.wg.Wait()
 }

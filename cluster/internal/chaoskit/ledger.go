@@ -1,4 +1,4 @@
-package chaos
+package chaoskit
 
 import (
 	"bufio"
@@ -17,12 +17,15 @@ type run struct {
 	due     time.Time
 	start   time.Time
 	ended   bool // the handler did its work and returned nil
-	attempt int
-	lost    int
+	failed  bool // the handler returned an error of its own (the flaky kind)
+	// finished is when the handler returned, if it ended or failed.
+	finished time.Time
+	attempt  int
+	lost     int
 }
 
 // ledgerData is what the ledger files hold: the runs by task ID, each
-// task's runs in the order they started, and the stalls the replicas saw
+// task's runs in the order they started, and the stalls the workers saw
 // of their own process, as faults.
 type ledgerData struct {
 	runs   map[string][]*run
@@ -47,7 +50,7 @@ func readLedger(dir string) (*ledgerData, error) {
 	return d, nil
 }
 
-// readFile adds one replica process's runs and stalls. A start and its
+// readFile adds one worker process's runs and stalls. A start and its
 // end or abort are matched within the file: one process runs a task once
 // at a time.
 func (d *ledgerData) readFile(name string) error {
@@ -76,9 +79,10 @@ func (d *ledgerData) readFile(name string) error {
 			r := &run{id: id, replica: fields[4], due: time.UnixMicro(due), start: time.UnixMicro(at), attempt: attempt, lost: lost}
 			d.runs[id] = append(d.runs[id], r)
 			open[id] = r
-		case "end":
+		case "end", "fail":
 			if r := open[id]; r != nil {
-				r.ended = true
+				r.ended, r.failed = fields[0] == "end", fields[0] == "fail"
+				r.finished = time.UnixMicro(at)
 			}
 			delete(open, id)
 		case "abort":

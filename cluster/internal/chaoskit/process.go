@@ -1,9 +1,10 @@
-package chaos
+package chaoskit
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -12,25 +13,46 @@ import (
 	"time"
 )
 
-// buildReplica builds the replica command into a temporary directory.
-func buildReplica(t *testing.T) string {
+// Command is how a worker process is started: Bin with the worker's
+// flags (WorkerFlags) and the store's, and Env added to the test's
+// environment.
+type Command struct {
+	Bin string
+	Env []string
+}
+
+// BuildCommand builds the main package pkg (a worker command that calls
+// Serve) into a temporary directory and returns the command that runs it.
+func BuildCommand(t testing.TB, pkg string) Command {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "replica")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/go-stpe/scheduler/cluster/internal/chaos/replica")
+	bin := filepath.Join(t.TempDir(), "worker")
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build the replica: %v\n%s", err, out)
+		t.Fatalf("go build the worker %s: %v\n%s", pkg, err, out)
 	}
-	return bin
+	return Command{Bin: bin}
 }
 
-// replicaSpec is how one replica slot is started, every time.
-type replicaSpec struct {
-	bin, name, ledgerDir string
-	redis                []string // how the replica reaches Redis: -redis, or -cluster, -via and -acks
-	skew, lease, tick    time.Duration
+// SelfCommand re-executes the running test binary with env set (NAME=1):
+// its TestMain runs the worker instead of the tests when it sees env.
+func SelfCommand(t testing.TB, env string) Command {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatalf("the test binary: %v", err)
+	}
+	return Command{Bin: bin, Env: []string{env + "=1"}}
 }
 
-// process is one running replica process.
+// workerSpec is how one worker slot is started, every time.
+type workerSpec struct {
+	cmd             Command
+	name, ledgerDir string
+	reach           []string // the flags that reach the store through the slot's proxies
+	skew            time.Duration
+}
+
+// process is one running worker process.
 type process struct {
 	cmd    *exec.Cmd
 	done   chan struct{} // closed once the process has been waited for
@@ -55,13 +77,13 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// start starts the replica of spec as its incarnation-th process and waits
+// start starts the worker of spec as its incarnation-th process and waits
 // until its node has started.
-func (s replicaSpec) start(incarnation int) (*process, error) {
+func (s workerSpec) start(incarnation int) (*process, error) {
 	ledger := filepath.Join(s.ledgerDir, fmt.Sprintf("%s-%d.ledger", s.name, incarnation))
-	args := append([]string{"-name", s.name, "-ledger", ledger,
-		"-skew", s.skew.String(), "-lease", s.lease.String(), "-tick", s.tick.String()}, s.redis...)
-	cmd := exec.Command(s.bin, args...)
+	args := append(WorkerFlags{Name: s.name, Ledger: ledger, Skew: s.skew}.args(), s.reach...)
+	cmd := exec.Command(s.cmd.Bin, args...)
+	cmd.Env = append(os.Environ(), s.cmd.Env...)
 	p := &process{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
 	cmd.Stderr = p.stderr
 	out, err := cmd.StdoutPipe()
@@ -88,7 +110,7 @@ func (s replicaSpec) start(incarnation int) (*process, error) {
 	case <-time.After(60 * time.Second):
 	}
 	p.kill()
-	return nil, fmt.Errorf("replica %s did not start: %s", s.name, p.stderr)
+	return nil, fmt.Errorf("worker %s did not start: %s", s.name, p.stderr)
 }
 
 // signal sends sig unless the process has exited.
