@@ -43,6 +43,10 @@
 //     The claim of a periodic occurrence (Driver.ClaimOccurrence) first
 //     decides its misfire and overlap rules, under the advisory lock of
 //     its kind (the function stpe_occurrence_rule).
+//   - Schedule, Claim and Complete combine their concurrent calls: the
+//     calls made while one is in flight go together in the next statement
+//     (one round trip, one commit), each answered as it would be alone
+//     (schedule_combine.go, batcher.go); a lone call runs at once.
 //   - Complete, Fail, Release and Extend check the token (fencing): a run
 //     that lost its lease writes nothing. Each run that ends is recorded
 //     in the task's history (driver.RunRecord): its node, start, end,

@@ -15,7 +15,8 @@ import (
 
 // Claim moves task id from pending to running for owner under a lease
 // of lease from the database's clock, in one statement that locks the
-// task's row alone (claimOneSQL), if it is pending for due and due by the
+// task's row alone (claimOneSQL; the claims made while one is in flight
+// go together in the next, claimManyIDs), if it is pending for due and due by the
 // database's clock; it stamps the run's start. Only one of the owners
 // that claim a task wins. It answers ClaimWon with the task, ClaimLater
 // (pending for a later time than due, retried or rescheduled), ClaimEarly
@@ -27,11 +28,12 @@ func (d *Driver) Claim(ctx context.Context, id, kind string, due time.Time, leas
 	if err := validClaim("claim "+id, id, owner, lease); err != nil {
 		return driver.Claim{}, err
 	}
-	c, found, err := d.st.claimTask(ctx, claimOne, false, id, owner, micros(lease), d.st.node, toTime(due))
+	asked := toTime(due)
+	c, found, err := d.st.claim(ctx, claimAsk{id: id, token: owner, lease: lease, due: &asked})
 	if err != nil {
 		return driver.Claim{}, failed("claim "+id, err)
 	}
-	return claimAnswer(c, found, toTime(due)), nil
+	return claimAnswer(c, found, asked), nil
 }
 
 // ClaimOccurrence claims the occurrence id of a periodic task as Claim
