@@ -33,11 +33,12 @@ type claimGot struct {
 
 // claimManyIDs claims the tasks of the IDs $1 (distinct), each for the
 // owner token, lease (µs) and latest time (NULL: whatever time) of the
-// same index of $2, $3 and $4, by node $5, as claimOne claims one; it
+// same index of $2, $3 and $4, by the node of the same index of $5, as
+// claimOne claims one; it
 // answers a row per ID a task holds, claimOne's columns after the ID.
 var claimManyIDs = named(`
 WITH ask AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[]) AS a(id, token, lease, due)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[], $5::text[]) AS a(id, token, lease, due, node)
 ), cur AS MATERIALIZED (
     SELECT t.id, t.state, t.kind, t.payload, t.due, t.run_at, t.max_retries, t.attempts, t.lost_runs, t.metadata,
         `+isPaused+` AS paused
@@ -54,7 +55,7 @@ WITH ask AS (
 SELECT cur.id, cur.state, cur.kind, cur.run_at, statement_timestamp(), cur.paused, won.lease_expires,
     CASE WHEN won.lease_expires IS NOT NULL THEN cur.payload END, cur.due, cur.max_retries, cur.attempts,
     cur.lost_runs, cur.metadata
-FROM cur LEFT JOIN won ON won.id = cur.id`, map[string]string{"$token": "ask.token", "$lease": "ask.lease", "$node": "$5"})
+FROM cur LEFT JOIN won ON won.id = cur.id`, map[string]string{"$token": "ask.token", "$lease": "ask.lease", "$node": "ask.node"})
 
 // newClaimBatcher is the batcher of s's claims.
 func newClaimBatcher(s *Store) *batcher[claimAsk, claimGot] {
@@ -76,7 +77,7 @@ func (s *Store) claim(ctx context.Context, q claimAsk) (claimFound, bool, error)
 func (s *Store) claimCombined(ctx context.Context, calls []*batchCall[claimAsk, claimGot]) {
 	if len(calls) == 1 {
 		c := calls[0]
-		c.a.c, c.a.found, c.err = s.claimTask(ctx, claimOne, false, c.q.id, c.q.token, micros(c.q.lease), s.node, c.q.due)
+		c.a.c, c.a.found, c.err = s.claimTask(ctx, claimOne, false, c.q.id, c.q.token, micros(c.q.lease), s.claimer(c.q.token), c.q.due)
 		return
 	}
 	ids, tokens := make([]string, len(calls)), make([]string, len(calls))
@@ -103,7 +104,11 @@ func (s *Store) claimCombined(ctx context.Context, calls []*batchCall[claimAsk, 
 
 // claimIDs runs claimManyIDs and returns what it found by ID.
 func (s *Store) claimIDs(ctx context.Context, ids, tokens []string, leases []int64, dues []*time.Time) (map[string]claimFound, error) {
-	rows, err := s.pool.Query(ctx, claimManyIDs, ids, tokens, leases, dues, s.node)
+	nodes := make([]string, len(tokens))
+	for i, token := range tokens {
+		nodes[i] = s.claimer(token)
+	}
+	rows, err := s.pool.Query(ctx, claimManyIDs, ids, tokens, leases, dues, nodes)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -63,7 +64,7 @@ func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.
 		n := toTime(o.Next)
 		next = &n
 	}
-	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.node, toTime(due),
+	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.claimer(owner), toTime(due),
 		o.Misfire, o.Overlap, next, micros(o.Threshold), micros(o.Retention), toTime(o.Due))
 	if err != nil {
 		return driver.Claim{}, failed("claim "+id, err)
@@ -81,6 +82,20 @@ func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.
 		return b, nil
 	}
 	return claimAnswer(c, found, toTime(due)), nil
+}
+
+// claimer is the node a claim by owner records (claimed_by, and so the
+// node of the run's RunRecord): the store's Options.Node when it names
+// one, else the name of the cluster node the token belongs to, its stem
+// before the last ':' ("node:seq"), as the Redis driver reads it.
+func (s *Store) claimer(owner string) string {
+	if s.node != "" {
+		return s.node
+	}
+	if i := strings.LastIndexByte(owner, ':'); i >= 0 {
+		return owner[:i]
+	}
+	return owner
 }
 
 // claimAnswer is what c, the claim of one task pending for asked, answers.
