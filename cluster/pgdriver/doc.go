@@ -18,13 +18,15 @@
 // stores a task inside the caller's pgx.Tx, beside the rows it is about,
 // so it exists and runs if and only if that transaction commits, and the
 // nodes hear of it on commit (see Example_scheduleTx; node_tx_test.go
-// checks each). Its counterparts are River's riverpgxv5 driver (with
-// InsertTx) and Quartz's JDBC job store.
+// checks each); Store.ScheduleSQLTx does the same in a database/sql
+// *sql.Tx (pgx's stdlib driver, lib/pq). Its counterparts are River's
+// riverpgxv5 and riverdatabasesql drivers (with InsertTx) and Quartz's
+// JDBC job store.
 //
 // It owns the tables it creates (all named stpe_*) and the notice
-// channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool),
-// package cluster/driver (the drivers' interface, records, sentinels and
-// PartitionOf; it imports only the standard library) and, for
+// channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool,
+// pgtype), package cluster/driver (the drivers' interface, records,
+// sentinels and PartitionOf; it imports only the standard library) and, for
 // ErrInvalidArgument, the root scheduler package; never package cluster
 // itself.
 //

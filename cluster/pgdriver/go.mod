@@ -6,6 +6,7 @@ require (
 	github.com/go-stpe/scheduler v0.1.0
 	github.com/go-stpe/scheduler/cluster v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lib/pq v1.12.3
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )

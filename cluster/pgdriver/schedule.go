@@ -75,15 +75,21 @@ func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error)
 // transactional enqueue of River's InsertTx). tx should be READ
 // COMMITTED, Postgres's default: under a stricter isolation a task
 // stored by another transaction since tx began may make it fail with a
-// serialization error.
+// serialization error. ScheduleSQLTx takes a database/sql transaction.
 func (s *Store) ScheduleTx(ctx context.Context, tx pgx.Tx, task Task) (ScheduleResult, error) {
 	if tx == nil {
 		return "", invalid("schedule "+task.Kind, "nil transaction")
 	}
+	return s.scheduleIn(ctx, tx, task)
+}
+
+// scheduleIn stores task, checked first, with the statements of q, the
+// caller's transaction.
+func (s *Store) scheduleIn(ctx context.Context, q rowQuerier, task Task) (ScheduleResult, error) {
 	if err := s.validTask(task); err != nil {
 		return "", err
 	}
-	r, err := s.schedule(ctx, tx, task)
+	r, err := s.schedule(ctx, q, task)
 	if err != nil {
 		return "", failed("schedule "+task.Kind, err)
 	}
@@ -108,6 +114,12 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 	if tx == nil {
 		return nil, invalid("schedule many", "nil transaction")
 	}
+	return s.scheduleManyIn(ctx, tx, tasks)
+}
+
+// scheduleManyIn stores tasks, each checked first, with the statements of
+// q, the caller's transaction.
+func (s *Store) scheduleManyIn(ctx context.Context, q rowQuerier, tasks []Task) ([]ScheduleResult, error) {
 	n := len(tasks)
 	for i, t := range tasks {
 		if err := s.validTask(t); err != nil {
@@ -117,7 +129,7 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 	if n == 0 {
 		return nil, nil
 	}
-	isNew, err := s.insertMany(ctx, tx, tasks)
+	isNew, err := s.insertMany(ctx, q, tasks)
 	if err != nil {
 		return nil, failed("schedule many", err)
 	}
@@ -128,11 +140,19 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 			delete(isNew, t.ID) // the same ID twice in tasks: the second finds the first
 			continue
 		}
-		if res[i], err = s.schedule(ctx, tx, t); err != nil {
+		if res[i], err = s.schedule(ctx, q, t); err != nil {
 			return nil, failed("schedule many", err)
 		}
 	}
 	return res, nil
+}
+
+// rowQuerier runs a statement and reads its one row: the statements of
+// storing tasks run on a querier (the pool, a pgx transaction) or, through
+// sqlTx, on a database/sql transaction, each statement the same text on
+// either.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // insertMany inserts, in one statement on q, those of tasks (valid)
@@ -140,7 +160,7 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 // an ID, the first is the one inserted: the later ones are left out of
 // the statement, so that which one is stored does not rest on the order
 // in which Postgres inserts the rows of one statement.
-func (s *Store) insertMany(ctx context.Context, q querier, tasks []Task) (map[string]bool, error) {
+func (s *Store) insertMany(ctx context.Context, q rowQuerier, tasks []Task) (map[string]bool, error) {
 	seen := make(map[string]bool, len(tasks))
 	tasks = slices.DeleteFunc(slices.Clone(tasks), func(t Task) bool {
 		dup := seen[t.ID]
@@ -160,11 +180,8 @@ func (s *Store) insertMany(ctx context.Context, q querier, tasks []Task) (map[st
 		parts[i], maxr[i] = int32(s.PartitionOf(t.ID)), int32(t.MaxRetries)
 		fixed[i] = t.Fixed
 	}
-	rows, err := q.Query(ctx, insertManySQL, ids, kinds, payloads, parts, dues, maxr, metas, fixed)
-	if err != nil {
-		return nil, err
-	}
-	created, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	var created []string
+	err := q.QueryRow(ctx, insertManySQL, ids, kinds, payloads, parts, dues, maxr, metas, fixed).Scan(&created)
 	if err != nil {
 		return nil, err
 	}
@@ -176,15 +193,18 @@ func (s *Store) insertMany(ctx context.Context, q querier, tasks []Task) (map[st
 }
 
 // insertManySQL inserts the rows of its arrays whose ID is free (no task,
-// no live done marker) and returns their IDs.
+// no live done marker) and answers one row: the array of their IDs.
 const insertManySQL = `
-INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
-SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata, fixed
-FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[], $8::boolean[])
-    AS t(id, kind, payload, partition, due, max_retries, metadata, fixed)
-WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks m WHERE m.id = t.id AND m.expires_at > statement_timestamp())
-ON CONFLICT (id) DO NOTHING
-RETURNING id`
+WITH created AS (
+    INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
+    SELECT id, kind, payload, partition, 'pending', due, due, max_retries, metadata, fixed
+    FROM unnest($1::text[], $2::text[], $3::bytea[], $4::integer[], $5::timestamptz[], $6::integer[], $7::text[], $8::boolean[])
+        AS t(id, kind, payload, partition, due, max_retries, metadata, fixed)
+    WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks m WHERE m.id = t.id AND m.expires_at > statement_timestamp())
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id
+)
+SELECT coalesce(array_agg(id), '{}') FROM created`
 
 // maxKindLen is the longest kind accepted, in bytes, as in the cluster
 // package; with an ID of at most 512 bytes, a notice stays far below
@@ -226,21 +246,18 @@ func payloadOf(t Task) []byte {
 // holds it. Each statement runs on a fresh snapshot (READ COMMITTED), so
 // a task another transaction stored, canceled or freed in between is
 // seen, and the round is tried again.
-func (s *Store) schedule(ctx context.Context, q querier, t Task) (ScheduleResult, error) {
+func (s *Store) schedule(ctx context.Context, q rowQuerier, t Task) (ScheduleResult, error) {
 	due := toTime(t.Due)
 	payload := payloadOf(t)
 	part := s.PartitionOf(t.ID)
 	for range raceRounds {
-		tag, err := q.Exec(ctx, `
-INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
-SELECT $1, $2, $3, $4, 'pending', $5, $5, $6, $7, $8
-WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks WHERE id = $1 AND expires_at > statement_timestamp())
-ON CONFLICT (id) DO NOTHING`, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.Metadata, t.Fixed)
-		if err != nil {
-			return "", err
-		}
-		if tag.RowsAffected() == 1 {
+		var created bool
+		err := q.QueryRow(ctx, insertOneSQL, t.ID, t.Kind, payload, part, due, t.MaxRetries, t.Metadata, t.Fixed).Scan(&created)
+		if err == nil {
 			return Created, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return "", err
 		}
 		if r, marked, err := doneMark(ctx, q, t.ID, t.Kind, due, payload); err != nil || marked {
 			return r, err
@@ -265,7 +282,9 @@ FROM stpe_tasks WHERE id = $1`, t.ID).Scan(&kind, &storedDue, &storedPayload, &s
 			// A done record no marker holds: the ID is free for a task
 			// of its kind, which replaces the record (the Redis store's
 			// store_task).
-			if _, err := q.Exec(ctx, `DELETE FROM stpe_tasks WHERE id = $1 AND state = 'done'`, t.ID); err != nil {
+			var deleted bool
+			err := q.QueryRow(ctx, `DELETE FROM stpe_tasks WHERE id = $1 AND state = 'done' RETURNING true`, t.ID).Scan(&deleted)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return "", err
 			}
 			continue
@@ -278,10 +297,19 @@ FROM stpe_tasks WHERE id = $1`, t.ID).Scan(&kind, &storedDue, &storedPayload, &s
 	return "", fmt.Errorf("the ID %q was taken and freed again %d times in a row", t.ID, raceRounds)
 }
 
+// insertOneSQL inserts a task unless its ID is taken (a task, or a live
+// done marker), and answers a row if it did.
+const insertOneSQL = `
+INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries, metadata, fixed)
+SELECT $1, $2, $3, $4, 'pending', $5, $5, $6, $7, $8
+WHERE NOT EXISTS (SELECT 1 FROM stpe_done_marks WHERE id = $1 AND expires_at > statement_timestamp())
+ON CONFLICT (id) DO NOTHING
+RETURNING true`
+
 // doneMark tells whether a done marker holds id, and then what storing the
 // task (kind, due, payload) finds: AlreadyDone for the same task, Conflict
 // for another.
-func doneMark(ctx context.Context, q querier, id, kind string, due time.Time, payload []byte) (ScheduleResult, bool, error) {
+func doneMark(ctx context.Context, q rowQuerier, id, kind string, due time.Time, payload []byte) (ScheduleResult, bool, error) {
 	var same bool
 	err := q.QueryRow(ctx, `
 SELECT kind = $2 AND due = $3 AND payload_md5 = md5($4)
