@@ -4,19 +4,27 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
-// Combining the calls of one step (Claim, Complete): the calls that
-// arrive while one statement of the step is in flight wait for it, and
-// the next statement serves them all, one round trip and one commit for
-// the lot, each call getting its own answer (the Redis driver's
+// Combining the calls of one step (Schedule, Claim, Complete): the calls
+// that arrive while one statement of the step is in flight wait for it,
+// and the next statement serves them all, one round trip and one commit
+// for the lot, each call getting its own answer (the Redis driver's
 // coalescing of claims and completions, its coalesce.go). A lone call
 // runs alone at once, on its caller's context: combining costs nothing
 // when no other call is in flight. A combined statement runs detached
 // from its callers' contexts (bounded by combineTimeout), so that one
-// caller giving up fails no other. Two calls of the same key (a task's
-// ID) never go in one statement: the later waits for the next, so each
-// sees what the earlier did, as it would alone.
+// caller giving up fails no other. A step may keep two calls of the same
+// key (a task's ID) out of one statement: the later waits for the next,
+// so each sees what the earlier did, as it would alone.
+
+// maxCombined bounds the calls of one combined statement.
+const maxCombined = 1000
+
+// combineTimeout bounds a combined statement, which runs detached from
+// its callers' contexts: one caller giving up must not fail the others.
+const combineTimeout = 30 * time.Second
 
 // batchCall is one call waiting in a batcher: its question q and, once
 // done is closed, its answer a or err.
@@ -36,20 +44,29 @@ type batcher[Q, A any] struct {
 	mu    sync.Mutex // guards queue and busy
 	queue []*batchCall[Q, A]
 	busy  bool // a statement is in flight; the queue waits for it
-	// key is what two calls of one statement must not share.
+	// key is what two calls of one statement must not share; nil: calls
+	// of one key may share a statement, whose run answers them all.
 	key func(q Q) string
 	// fits says whether q may go in a statement with first (whose
-	// statement takes some arguments once for all its calls).
+	// statement takes some arguments once for all its calls); nil: every
+	// call fits.
 	fits func(first, q Q) bool
 	// run answers each of calls (at least one), on ctx.
 	run func(ctx context.Context, calls []*batchCall[Q, A])
+	// abandon lets a caller whose ctx ends while its call is in a
+	// statement in flight return at once, with ctx's error, its answer
+	// left to no one: for a step with nothing to undo (an insert, which
+	// stands or not, as a canceled statement's does). Without it, the
+	// caller waits for the statement, whose run answers it.
+	abandon bool
 }
 
 // do answers q, combined with the calls that wait beside it. A caller
 // whose ctx ends while it waits is withdrawn, unanswered (ctx's error);
-// one taken into a statement already in flight waits for that statement,
-// whose runner answers it with ctx's error, undoing what it must (a won
-// claim is handed back).
+// one taken into a statement already in flight returns at once if the
+// batcher abandons, and else waits for that statement, whose runner
+// answers it with ctx's error, undoing what it must (a won claim is
+// handed back).
 func (b *batcher[Q, A]) do(ctx context.Context, q Q) (A, error) {
 	c := &batchCall[Q, A]{ctx: ctx, q: q, done: make(chan struct{}), lead: make(chan struct{})}
 	b.mu.Lock()
@@ -61,7 +78,7 @@ func (b *batcher[Q, A]) do(ctx context.Context, q Q) (A, error) {
 			return c.a, c.err
 		case <-c.lead:
 		case <-ctx.Done():
-			if b.withdraw(c) {
+			if b.withdraw(c) || b.abandon {
 				var none A
 				return none, ctx.Err()
 			}
@@ -78,20 +95,24 @@ func (b *batcher[Q, A]) do(ctx context.Context, q Q) (A, error) {
 
 // next takes from the queue, with b.mu held, the oldest call (the
 // leading one, whose context is ctx) and, up to maxCombined, the later
-// ones that fit with it and share no key; runs them with b.mu released;
-// and hands the lead to the oldest call left, if any.
+// ones that join it (joins); runs them with b.mu released; and hands the
+// lead to the oldest call left, if any.
 func (b *batcher[Q, A]) next(ctx context.Context) {
 	first := b.queue[0].q
-	taken := make(map[string]bool)
+	var taken map[string]bool // the keys of calls, if the step has keys
+	if b.key != nil {
+		taken = make(map[string]bool)
+	}
 	var calls, rest []*batchCall[Q, A]
 	for i, c := range b.queue {
-		k := b.key(c.q)
-		if i == 0 || len(calls) < maxCombined && !taken[k] && b.fits(first, c.q) {
-			taken[k] = true
-			calls = append(calls, c)
+		if i > 0 && (len(calls) == maxCombined || !b.joins(first, c.q, taken)) {
+			rest = append(rest, c)
 			continue
 		}
-		rest = append(rest, c)
+		if taken != nil {
+			taken[b.key(c.q)] = true
+		}
+		calls = append(calls, c)
 	}
 	b.queue = rest
 	b.mu.Unlock()
@@ -133,4 +154,10 @@ func (b *batcher[Q, A]) withdraw(c *batchCall[Q, A]) bool {
 	default:
 	}
 	return true
+}
+
+// joins says whether q may go in the statement of first, whose calls
+// hold the keys taken: its key is not taken and it fits with first.
+func (b *batcher[Q, A]) joins(first, q Q, taken map[string]bool) bool {
+	return (b.key == nil || !taken[b.key(q)]) && (b.fits == nil || b.fits(first, q))
 }

@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -80,4 +81,60 @@ func TestBatcherCombinesWaitingCallsByKey(t *testing.T) {
 			t.Fatalf("after the calls: busy %v, queue %d", b.busy, len(b.queue))
 		}
 	})
+}
+
+// TestBatcherCallerInFlightWaitsUnlessAbandoned: a caller whose context
+// ends while its call is in a statement in flight waits for the
+// statement and gets its run's answer; with abandon, it returns at once
+// with its context's error.
+func TestBatcherCallerInFlightWaitsUnlessAbandoned(t *testing.T) {
+	for _, abandon := range []bool{false, true} {
+		t.Run(fmt.Sprint("abandon=", abandon), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				b := &batcher[string, string]{abandon: abandon, run: func(ctx context.Context, calls []*batchCall[string, string]) {
+					<-release
+					for _, c := range calls {
+						c.a = "answer " + c.q
+					}
+				}}
+				type answer struct {
+					a   string
+					err error
+				}
+				gaveUp := make(chan answer, 1)
+				go func() { _, _ = b.do(context.Background(), "first") }()
+				synctest.Wait() // the first statement is in flight
+				go func() { _, _ = b.do(context.Background(), "leads") }()
+				synctest.Wait() // queued first: it leads the next statement
+				ctx, cancel := context.WithCancel(context.Background())
+				go func() {
+					a, err := b.do(ctx, "gives-up")
+					gaveUp <- answer{a, err}
+				}()
+				synctest.Wait()
+				release <- struct{}{} // the second statement, of both, is in flight
+				synctest.Wait()
+				cancel()
+				synctest.Wait()
+				want := answer{"", context.Canceled}
+				if !abandon {
+					select {
+					case a := <-gaveUp:
+						t.Fatalf("returned %+v before its statement ended", a)
+					default:
+					}
+					want = answer{"answer gives-up", nil}
+				}
+				close(release)
+				if a := <-gaveUp; a != want {
+					t.Fatalf("the caller that gave up in flight got %+v, want %+v", a, want)
+				}
+				synctest.Wait()
+				if b.busy || len(b.queue) > 0 {
+					t.Fatalf("after the calls: busy %v, queue %d", b.busy, len(b.queue))
+				}
+			})
+		})
+	}
 }

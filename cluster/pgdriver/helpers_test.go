@@ -19,7 +19,7 @@ const testLease = time.Hour
 
 // newStore migrates a fresh database and returns its store (with 8
 // partitions) and pool.
-func newStore(t *testing.T) (*pgdriver.Store, *pgxpool.Pool) {
+func newStore(t testing.TB) (*pgdriver.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool := pgtest.Pool(t)
 	if _, err := pgdriver.Migrate(context.Background(), pool); err != nil {

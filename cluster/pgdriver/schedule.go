@@ -56,18 +56,14 @@ func (s *Store) Schedule(ctx context.Context, task Task) (ScheduleResult, error)
 	if err := s.validTask(task); err != nil {
 		return "", err
 	}
-	c := &scheduleCall{task: task, done: make(chan struct{}), lead: make(chan struct{})}
-	if err := s.combined.schedule(ctx, c); err != nil {
-		return "", failed("schedule "+task.Kind, err)
-	}
-	r, err := c.res, c.err
-	if c.alone {
-		r, err = s.schedule(ctx, s.pool, task)
+	got, err := s.schedules.do(ctx, task)
+	if err == nil && got.alone {
+		got.res, err = s.schedule(ctx, s.pool, task)
 	}
 	if err != nil {
 		return "", failed("schedule "+task.Kind, err)
 	}
-	return r, nil
+	return got.res, nil
 }
 
 // ScheduleTx stores task as Schedule does, in the caller's transaction

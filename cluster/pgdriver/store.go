@@ -33,8 +33,8 @@ type Store struct {
 	partitions  int
 	partitionOf func(id string, n int) int
 	purgeEvery  time.Duration                  // Options.PurgeEvery, DefaultPurgeEvery if 0
-	combined    *combiner                      // Schedule's calls, combined while one is in flight
-	claims      *batcher[claimAsk, claimGot]   // Claim's calls, combined while one is in flight
+	schedules   *batcher[Task, scheduleGot]    // Schedule's calls, combined while one is in flight
+	claims      *batcher[claimAsk, claimGot]   // Claim's calls, likewise
 	completes   *batcher[completeAsk, Outcome] // Complete's calls, likewise
 }
 
@@ -78,7 +78,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 		every = DefaultPurgeEvery
 	}
 	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}
-	s.combined = &combiner{insert: s.insertCombined}
+	s.schedules = newScheduleBatcher(s.insertCombined)
 	s.claims, s.completes = newClaimBatcher(s), newCompleteBatcher(s)
 	return s, nil
 }
