@@ -27,6 +27,7 @@ func benchTask(i int64) pgdriver.Task {
 func BenchmarkScheduleAlone(b *testing.B) {
 	s, _ := newStore(b)
 	ctx := context.Background()
+	b.ReportAllocs()
 	var i int64
 	for b.Loop() {
 		i++
@@ -40,6 +41,7 @@ func BenchmarkScheduleAlone(b *testing.B) {
 func BenchmarkScheduleConcurrent(b *testing.B) {
 	s, _ := newStore(b)
 	ctx := context.Background()
+	b.ReportAllocs()
 	var seq atomic.Int64
 	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0))) // 16 goroutines
 	b.ResetTimer()
@@ -57,6 +59,7 @@ func BenchmarkScheduleConcurrent(b *testing.B) {
 func BenchmarkScheduleMany(b *testing.B) {
 	s, _ := newStore(b)
 	ctx := context.Background()
+	b.ReportAllocs()
 	tasks := make([]pgdriver.Task, 1000)
 	var i int64
 	for b.Loop() {
