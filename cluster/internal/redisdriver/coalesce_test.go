@@ -168,3 +168,59 @@ func TestConcurrentClaimsEachWinOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestSchedulesMadeMeanwhileShareAPipeline: stores made while one is
+// under way go out together in one pipeline, each its own script with
+// its own answer: a fresh ID is created, a second store of one ID finds
+// the first (exists, or a conflict for a different task).
+func TestSchedulesMadeMeanwhileShareAPipeline(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client()
+	t.Cleanup(func() { rdb.Close() })
+	counter := &pipelineCounter{}
+	rdb.AddHook(counter)
+	ctx := context.Background()
+	d := New(rdb, Options{Prefix: "{sp}", Partitions: 4})
+	due := time.Now().Add(time.Hour)
+	task := func(id, payload string) driver.NewTask {
+		return driver.NewTask{ID: id, Kind: "k", Payload: []byte(payload), Due: due, MaxRetries: 1, FixedID: true}
+	}
+	// Each script must be in the server's cache for the pipeline to
+	// hold it at once; a lone store loads it.
+	_, err := d.Schedule(ctx, task("warm", "w"))
+	require.NoError(t, err)
+	before := counter.pipelines.Load()
+
+	d.batches.one.mu.Lock()
+	d.batches.one.busy = true // as if a lone store were under way
+	d.batches.one.mu.Unlock()
+	tasks := []driver.NewTask{task("a", "1"), task("b", "1"), task("a", "1"), task("b", "2")}
+	stored := make([]driver.Stored, len(tasks))
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	var answered atomic.Int32
+	for i := range tasks {
+		wg.Go(func() {
+			stored[i], errs[i] = d.Schedule(ctx, tasks[i])
+			answered.Add(1)
+		})
+		for queued := 0; queued <= i; runtime.Gosched() { // queued in this order
+			if answered.Load() > 0 {
+				wg.Wait()
+				t.Fatalf("a store went out alone while one was under way: %v %v", stored, errs)
+			}
+			d.batches.one.mu.Lock()
+			queued = len(d.batches.one.queue)
+			d.batches.one.mu.Unlock()
+		}
+	}
+	d.batches.one.sendQueued(rdb)
+	wg.Wait()
+
+	assert.Equal(t, int64(1), counter.pipelines.Load()-before, "one pipeline")
+	for i, want := range []driver.Stored{driver.Created, driver.Created, driver.Exists} {
+		require.NoError(t, errs[i], "store %d", i)
+		assert.Equal(t, want, stored[i], "store %d", i)
+	}
+	require.ErrorIs(t, errs[3], driver.ErrIDConflict)
+}
