@@ -39,6 +39,17 @@ func (p *pipelineCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 	}
 }
 
+// countedClient is a client of a fresh redis-server whose pipelines of
+// scripts are counted.
+func countedClient(t *testing.T) (*redis.Client, *pipelineCounter) {
+	t.Helper()
+	rdb := redistest.Start(t, redistest.Options{}).Client()
+	t.Cleanup(func() { rdb.Close() })
+	counter := &pipelineCounter{}
+	rdb.AddHook(counter)
+	return rdb, counter
+}
+
 // incrScript counts its runs in KEYS[1] and answers ARGV[1].
 var incrScript = redis.NewScript(`redis.call('INCR', KEYS[1]) return ARGV[1]`)
 
@@ -46,11 +57,7 @@ var incrScript = redis.NewScript(`redis.call('INCR', KEYS[1]) return ARGV[1]`)
 // call is under way go out in one pipeline once it is answered, each with
 // its own reply; a queued call whose ctx ended is not sent.
 func TestCallsMadeWhileOneIsUnderWayGoOutTogether(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { rdb.Close() })
-	counter := &pipelineCounter{}
-	rdb.AddHook(counter)
+	rdb, counter := countedClient(t)
 	ctx := context.Background()
 	require.NoError(t, incrScript.Load(ctx, rdb).Err())
 
@@ -101,11 +108,7 @@ func TestCallsMadeWhileOneIsUnderWayGoOutTogether(t *testing.T) {
 // TestALoneCallGoesOutAtOnce: with no call under way a call is sent at
 // once, alone, and runs a script missing from the server's cache too.
 func TestALoneCallGoesOutAtOnce(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { rdb.Close() })
-	counter := &pipelineCounter{}
-	rdb.AddHook(counter)
+	rdb, counter := countedClient(t)
 	var c coalescer
 	got, err := c.run(context.Background(), rdb, incrScript, []string{"runs"}, "alone").Text()
 	require.NoError(t, err)
@@ -174,11 +177,7 @@ func TestConcurrentClaimsEachWinOnce(t *testing.T) {
 // its own answer: a fresh ID is created, a second store of one ID finds
 // the first (exists, or a conflict for a different task).
 func TestSchedulesMadeMeanwhileShareAPipeline(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { rdb.Close() })
-	counter := &pipelineCounter{}
-	rdb.AddHook(counter)
+	rdb, counter := countedClient(t)
 	ctx := context.Background()
 	d := New(rdb, Options{Prefix: "{sp}", Partitions: 4})
 	due := time.Now().Add(time.Hour)
