@@ -17,7 +17,7 @@ func (d *Driver) Schedule(ctx context.Context, t driver.NewTask) (driver.Stored,
 	p := d.partOf(t.ID)
 	var res string
 	err := d.Replicated(ctx, p.Task(t.ID), func(rdb redis.Scripter) (err error) {
-		res, err = ScheduleScript.Run(ctx, rdb, p.TaskKeys(t.Kind, t.ID), t.ID, t.Kind, t.Payload,
+		res, err = ScheduleScript.Run(ctx, rdb, d.taskKeys(p, t.Kind, t.ID), t.ID, t.Kind, t.Payload,
 			strconv.FormatInt(t.Due.UnixMicro(), 10), t.MaxRetries, fixedFlag(t.FixedID), p.Channel(), t.Metadata).Text()
 		return err
 	})
