@@ -37,10 +37,11 @@ type claimHook struct {
 	sent     map[string]time.Time
 	answered map[string]time.Time
 	batch    map[string]int
+	outcomes map[int64]int // claims by the script's answer code: 1 won, 0 gone (claimed elsewhere), ...
 }
 
 func newClaimHook(sha string, n int) *claimHook {
-	return &claimHook{sha: sha, sent: make(map[string]time.Time, n), answered: make(map[string]time.Time, n), batch: make(map[string]int, n)}
+	return &claimHook{sha: sha, sent: make(map[string]time.Time, n), answered: make(map[string]time.Time, n), batch: make(map[string]int, n), outcomes: map[int64]int{}}
 }
 
 func (h *claimHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -54,6 +55,7 @@ func (h *claimHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		t0 := time.Now()
 		err := next(ctx, cmd)
 		h.note([]string{id}, t0, time.Now(), 1)
+		h.count([]redis.Cmder{cmd})
 		return err
 	}
 }
@@ -70,6 +72,7 @@ func (h *claimHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 		err := next(ctx, cmds)
 		if len(ids) > 0 {
 			h.note(ids, t0, time.Now(), len(cmds))
+			h.count(cmds)
 		}
 		return err
 	}
@@ -90,6 +93,24 @@ func (h *claimHook) claimOf(cmd redis.Cmder) (string, bool) {
 	return id, ok
 }
 
+// count counts the claims among cmds by their answer's code.
+func (h *claimHook) count(cmds []redis.Cmder) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range cmds {
+		if _, ok := h.claimOf(c); !ok {
+			continue
+		}
+		code := int64(-1) // an error: no answer
+		if rc, ok := c.(*redis.Cmd); ok {
+			if vals, err := rc.Slice(); err == nil && len(vals) > 0 {
+				code, _ = vals[0].(int64)
+			}
+		}
+		h.outcomes[code]++
+	}
+}
+
 func (h *claimHook) note(ids []string, sent, answered time.Time, batch int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -108,6 +129,7 @@ type starts struct {
 	due   map[string]time.Time
 	at    map[string]time.Time
 	store map[string]time.Time
+	runs  int // handler calls, a task's second run included
 }
 
 func newStarts(n int) *starts {
@@ -123,6 +145,10 @@ func (s *starts) stored(id string, at time.Time) {
 func (s *starts) add(id string, due, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.runs++
+	if _, again := s.at[id]; again {
+		return // a second run: its first start counts
+	}
 	s.due[id], s.at[id] = due, at
 }
 
@@ -184,6 +210,13 @@ func breakdownReport(h *claimHook, s *starts, timerLate []time.Duration) string 
 		fmt.Fprintf(&b, "\nTimer probe in the same process (a time.Timer every 5 ms, %d wake-ups): late p50 %s, p99 %s, max %s.\n",
 			len(timerLate), ms(t50), ms(t99), ms(timerLate[len(timerLate)-1]))
 	}
+	var claims int
+	for _, k := range h.outcomes {
+		claims += k
+	}
+	fmt.Fprintf(&b, "Handler runs: %d for %d distinct tasks.\n", s.runs, len(s.at))
+	fmt.Fprintf(&b, "Claims sent: %d for %d tasks; won %d, gone (another node's claim won) %d, error %d, other answers %d.\n",
+		claims, len(all), h.outcomes[1], h.outcomes[0], h.outcomes[-1], claims-h.outcomes[1]-h.outcomes[0]-h.outcomes[-1])
 	sort.Ints(batches)
 	alone := sort.SearchInts(batches, 2)
 	fmt.Fprintf(&b, "Claims sent alone: %.1f%%; round-trip size (calls) p50 %d, p99 %d, max %d.\n",

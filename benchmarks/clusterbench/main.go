@@ -52,7 +52,7 @@ func main() {
 	nBurners := flag.Int("burners", 0, "run this many CPU burners (yes > /dev/null) beside the whole run")
 	flag.BoolVar(&diag.breakdown, "breakdown", false, "after each lateness pass, print where the cluster's lateness goes (due, claim sent, answered, handler start), the scheduling delay of this process, redis-server and the burners, and Redis's LATENCY LATEST")
 	flag.StringVar(&diag.trace, "trace", "", "write a Go execution trace of each lateness pass to this file, with .1, .2 ... appended in the order of the passes")
-	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at its end")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at its end (every allocation is recorded: slower)")
 	flag.IntVar(&diag.concurrency, "concurrency", 0, "the cluster nodes' WithConcurrency (0: the default, 16)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -82,6 +82,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if *memprofile != "" {
+		runtime.MemProfileRate = 1 // every allocation, so that counts per task are exact
 		defer writeHeapProfile(*memprofile)
 	}
 	if *lifecycle {
