@@ -143,6 +143,7 @@ func (n *Node) announceStopping() {
 // calls on the lease path that missed their deadline to return, and
 // removes the node's membership and record.
 func (n *Node) endStop() {
+	n.outcomes.Wait()
 	n.hbCancel()
 	n.hb.Wait()
 	n.runCancel(errKilled)
