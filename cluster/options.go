@@ -200,8 +200,9 @@ func WithClock(clk scheduler.Clock) Option {
 // WithKindConcurrency caps a kind. A worker is free again when its
 // handler returns: the run's outcome is written meanwhile, in the
 // background (Stop waits for it), so that a busy node starts a task per
-// claim's round trip, not per claim's and completion's. Its scheduler.Scheduler has one worker
-// more, which moves the tasks that fall due to their kinds' ready queues.
+// claim's round trip, not per claim's and completion's. Its
+// scheduler.Scheduler has one worker more, which moves the tasks that
+// fall due to their kinds' ready queues.
 // Give the Redis client a PoolSize above it (go-redis's default is 10 per
 // CPU), so that the heartbeat never queues for a connection behind claims
 // and handlers; New logs a warning otherwise.
