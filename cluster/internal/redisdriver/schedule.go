@@ -19,7 +19,7 @@ import (
 // connection.
 func (d *Driver) Schedule(ctx context.Context, t driver.NewTask) (driver.Stored, error) {
 	p := d.partOf(t.ID)
-	keys := p.TaskKeys(t.Kind, t.ID)
+	keys := d.taskKeys(p, t.Kind, t.ID)
 	args := []any{t.ID, t.Kind, t.Payload, strconv.FormatInt(t.Due.UnixMicro(), 10), t.MaxRetries, fixedFlag(t.FixedID), p.Channel(), t.Metadata}
 	var res string
 	var err error
