@@ -195,13 +195,12 @@ func (m *machineSampler) around(start time.Time, at []int) string {
 	<-m.stopped
 	type agg struct {
 		n, running int
-		stall      int64
-		first      int64
+		stall      int64         // µs some thread waited for a CPU
+		elapsed    time.Duration // the time the stalls were counted over
 		bg         map[string]bool
 	}
 	by := map[int]*agg{}
 	var all agg
-	var prev int64
 	for i, s := range m.samples {
 		k := int(s.at.Sub(start) / (100 * time.Millisecond))
 		a := by[k]
@@ -214,16 +213,19 @@ func (m *machineSampler) around(start time.Time, at []int) string {
 		all.n++
 		all.running += s.running
 		if i > 0 {
-			a.stall += s.stallUs - prev
-			all.stall += s.stallUs - prev
+			stall, elapsed := s.stallUs-m.samples[i-1].stallUs, s.at.Sub(m.samples[i-1].at)
+			a.stall, a.elapsed = a.stall+stall, a.elapsed+elapsed
+			all.stall, all.elapsed = all.stall+stall, all.elapsed+elapsed
 		}
-		prev = s.stallUs
 		if s.bgActive != "" {
 			a.bg[s.bgActive] = true
 		}
 	}
+	pressure := func(a *agg) float64 {
+		return 100 * float64(a.stall) / float64(max(1, a.elapsed.Microseconds()))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "    the machine over the run: %.1f runnable threads, CPU pressure %.0f %%", float64(all.running)/float64(max(1, all.n)), float64(all.stall)/float64(max(1, all.n))/100)
+	fmt.Fprintf(&b, "    the machine over the run: %.1f runnable threads, CPU pressure %.0f %%", float64(all.running)/float64(max(1, all.n)), pressure(&all))
 	for _, k := range at {
 		a := by[k]
 		if a == nil {
@@ -233,7 +235,7 @@ func (m *machineSampler) around(start time.Time, at []int) string {
 		for s := range a.bg {
 			bg = append(bg, s)
 		}
-		fmt.Fprintf(&b, "\n      at %.1fs: %.1f runnable threads, CPU pressure %.0f %%, server background: %s", float64(k)/10, float64(a.running)/float64(a.n), float64(a.stall)/float64(a.n)/100, strings.Join(bg, " | "))
+		fmt.Fprintf(&b, "\n      at %.1fs: %.1f runnable threads, CPU pressure %.0f %%, server background: %s", float64(k)/10, float64(a.running)/float64(a.n), pressure(a), strings.Join(bg, " | "))
 	}
 	return b.String()
 }
