@@ -158,12 +158,8 @@ func (s *Store) claimOccurrencesCombined(ctx context.Context, calls []*batchCall
 		if !c.a.found {
 			c.a.c, c.a.found, c.err = s.claimTask(ctx, claimOccurrence, true, s.claimOccurrenceArgs(c.q)...)
 		}
-		if c.err == nil && c.ctx.Err() != nil {
-			c.err = c.ctx.Err()
-			if c.a.c.won {
-				_, _ = s.Release(ctx, c.q.id, c.q.token) // lost, or handed back: no one is left holding it
-			}
-			c.a = claimGot{}
+		if c.err == nil {
+			c.err = s.withdrawn(ctx, c.ctx, c.q.id, c.q.token, &c.a)
 		}
 	}
 }
