@@ -47,8 +47,10 @@ func (d *Driver) Claim(ctx context.Context, id, kind string, due time.Time, leas
 // deletes it and leaves its done marker for o.Retention; ClaimBlocked
 // when it waits for an earlier occurrence due by now ("each",
 // BlockedUntil zero) or, without o.Overlap, for the run of another
-// occurrence (BlockedUntil its lease's expiry). Quartz's misfire
-// instructions and @DisallowConcurrentExecution.
+// occurrence (BlockedUntil its lease's expiry). The claims of other
+// periodic tasks' occurrences made while one is in flight go together in
+// the next statement (claim_occurrence_combine.go), each answered as
+// alone. Quartz's misfire instructions and @DisallowConcurrentExecution.
 func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.Time, lease time.Duration, owner string, o driver.Occurrence) (driver.Claim, error) {
 	if err := validClaim("claim "+id, id, owner, lease); err != nil {
 		return driver.Claim{}, err

@@ -103,10 +103,11 @@ func (s *Store) Complete(ctx context.Context, id, token string, e Ending) (Outco
 //
 // A row holds a lease token only while it runs (the table's CHECK), so
 // the token alone finds the run, here and in every step fenced by it
-// (Fail, Release, Extend, completeMany). It names no state on purpose: a condition on state
-// lets the planner take the partial index of the running leases, a scan
-// of every running task to find one ID, when its statistics say few run
-// (a young or busy table); without it the lookup is the primary key's.
+// (Fail, Release, Extend, completeMany). It names no state on purpose:
+// a condition on state lets the planner take the partial index of the
+// running leases, a scan of every running task to find one ID, when its
+// statistics say few run (a young or busy table); without it the lookup
+// is the primary key's.
 var completeOne = `
 WITH run AS (
     SELECT id, partition, kind, fixed, due, md5(payload) AS sum, run_at, claimed_at
