@@ -269,7 +269,9 @@
 // time limits, partition ownership, the in-memory window, observation).
 // It reaches the store only through the interface of package driver
 // (cluster/driver); New puts the Redis driver (cluster/internal/redisdriver,
-// which alone knows the keys and the Lua scripts) behind it. It imports
-// the root module, package driver, the Redis driver and go-redis (for
-// New's client, Migrate, RecordedPartitions and Keyspaces).
+// which alone knows the keys and the Lua scripts) behind it, and
+// NewWithDriver any other driver (the Postgres driver of the module
+// cluster/pgdriver), on which the node does none of its Redis-only work.
+// It imports the root module, package driver, the Redis driver and
+// go-redis (for New's client, Migrate, RecordedPartitions and Keyspaces).
 package cluster

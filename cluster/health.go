@@ -13,8 +13,9 @@ import (
 // Health is what Node.Health found.
 type Health struct {
 	// OK is true if the node is started, not stopping, its store (Redis,
-	// or the driver's given to NewWithDriver) answered within the deadline and the node renewed its membership within the
-	// last lease.
+	// or that of the driver given to NewWithDriver) answered within the
+	// deadline and the node renewed its membership within the last
+	// lease.
 	OK bool
 	// Reason says why the node is not healthy, or "" when it is.
 	Reason string

@@ -380,7 +380,10 @@ func TestRestartOfEveryReplicaLosesNothing(t *testing.T) {
 	ran := func() int64 { return rdb.HLen(context.Background(), prefix+":runs").Val() }
 
 	replicas := startReplicas(t, srv, prefix, longLease, 3)
-	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 5*time.Second)
+	// Spread far enough that the stop comes well before the last task is
+	// due even on a busy machine (at 5 s, a slow graceful stop once let
+	// every task run first).
+	scheduleCounts(t, producer, n, time.Now().Add(300*time.Millisecond), 15*time.Second)
 	waitFor(t, 60*time.Second, "a fifth of the tasks to run", func() bool { return ran() >= n/5 })
 	stopAll(t, replicas) // graceful: claimed tasks go back at once
 	t.Logf("%d of %d tasks ran before every replica stopped", ran(), n)

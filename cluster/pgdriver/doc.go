@@ -1,17 +1,32 @@
-// Package pgdriver keeps the cluster package's durable tasks in
-// PostgreSQL instead of Redis: the same lifecycle (schedule, window,
-// claim, lease, complete, fail, release, reap, cancel, retention, pause,
-// notices) as statements on a pgx pool. It is the groundwork of the
-// cluster's Postgres driver; the cluster package's driver interface will
-// be implemented on top of Store. Its counterparts are River's riverpgxv5
-// driver and Quartz's JDBC job store.
+// Package pgdriver is the cluster package's PostgreSQL driver: a cluster
+// node keeps its durable tasks in PostgreSQL instead of Redis, with the
+// same lifecycle (schedule, window, claim, lease, complete, fail,
+// release, reap, cancel, retention, pause, periodic tasks, membership,
+// notices) as statements on a pgx pool. Driver implements driver.Driver,
+// checked by the conformance suite every driver runs (cluster/drivertest),
+// so cluster.NewWithDriver runs a node on it exactly as cluster.New does
+// on Redis; Open migrates the database and returns it:
+//
+//	d, err := pgdriver.Open(ctx, pool, pgdriver.Options{})
+//	node, err := cluster.NewWithDriver(d, cluster.WithLease(30*time.Second))
+//
+// The end-to-end tests run such nodes (node_test.go): runs and retries,
+// dead tasks, a cancel reaching a run on another node, periodic
+// occurrences once across nodes, two nodes sharing the partitions.
+//
+// What Postgres adds is the transactional schedule: Store.ScheduleTx
+// stores a task inside the caller's pgx.Tx, beside the rows it is about,
+// so it exists and runs if and only if that transaction commits, and the
+// nodes hear of it on commit (see Example_scheduleTx; node_tx_test.go
+// checks each). Its counterparts are River's riverpgxv5 driver (with
+// InsertTx) and Quartz's JDBC job store.
 //
 // It owns the tables it creates (all named stpe_*) and the notice
 // channels stpe_p<partition>. It imports pgx v5 (pgx, pgconn, pgxpool),
-// package cluster/driver (the drivers' sentinels, State and PartitionOf;
-// it imports only the standard library) and, for ErrInvalidArgument, the
-// root scheduler package; never package cluster itself, so that the
-// cluster can import it.
+// package cluster/driver (the drivers' interface, records, sentinels and
+// PartitionOf; it imports only the standard library) and, for
+// ErrInvalidArgument, the root scheduler package; never package cluster
+// itself.
 //
 // # Rules
 //

@@ -2,10 +2,10 @@ package pgdriver
 
 import "context"
 
-// Driver is the cluster's Postgres driver: the methods of driver.Driver's
-// groups, on a Store, each with its group's rule and signature. It does
-// not yet implement the whole interface (so no node runs on it yet). It
-// is safe for concurrent use.
+// Driver is the cluster's Postgres driver: driver.Driver on a Store, each
+// method with its group's rule and signature (the conformance suite
+// checks them), so that cluster.NewWithDriver runs a node on it. It is
+// safe for concurrent use.
 type Driver struct {
 	st *Store
 }

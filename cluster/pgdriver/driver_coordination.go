@@ -37,8 +37,12 @@ func (d *Driver) Addr() string {
 // add), then records the layout version and the driver's number of
 // partitions if none is recorded, in one statement: a database recorded
 // with another number of partitions, or another layout version, is a
-// *driver.LayoutError. River checks its schema's migration version so
-// before it starts.
+// *driver.LayoutError. The statement returns the record as it is once
+// written: a node that checks while another records a fresh database's
+// layout waits for that record's commit and reads it (the conflict's
+// update locks the row and returns its latest version; a read of the
+// table would see the statement's snapshot, taken before the record).
+// River checks its schema's migration version so before it starts.
 func (d *Driver) CheckLayout(ctx context.Context) error {
 	have, err := SchemaVersion(ctx, d.st.pool)
 	if err != nil {
@@ -50,10 +54,9 @@ func (d *Driver) CheckLayout(ctx context.Context) error {
 	var version string
 	var parts int
 	err = d.st.pool.QueryRow(ctx, `
-WITH made AS (
-    INSERT INTO stpe_layout (version, partitions) VALUES ($1, $2) ON CONFLICT (only_row) DO NOTHING
-    RETURNING version, partitions)
-SELECT version, partitions FROM made UNION ALL SELECT version, partitions FROM stpe_layout LIMIT 1`,
+INSERT INTO stpe_layout AS l (version, partitions) VALUES ($1, $2)
+ON CONFLICT (only_row) DO UPDATE SET version = l.version
+RETURNING version, partitions`,
 		layoutVersion, d.Partitions()).Scan(&version, &parts)
 	if err != nil {
 		return failed("check layout", err)

@@ -6,7 +6,9 @@ import (
 )
 
 // The Operations group of driver.Driver (cluster/driver/operations.go),
-// so far its pausing of kinds and its ping.
+// its pausing of kinds and its ping; the reads of tasks, the actions, the
+// bulk actions and the reads of kinds and of the timeline are in the
+// driver_operations_*.go files.
 
 // Pause pauses kind for every partition at once (one row of
 // stpe_paused_kinds): its pending tasks keep their times, and no claim or

@@ -101,16 +101,16 @@ func (d *Driver) bulkBatch(ctx context.Context, r driver.BulkRequest, ids []stri
 	var st statement
 	o := stateOrders[r.Selection.State]
 	selected := st.selection(r.Selection, "t")
-	if r.Action == driver.BulkRunNow {
-		// only the tasks not due yet, by the caller's reckoning when read
-		selected += " AND t.run_at > " + st.arg(toTime(r.Now), "timestamptz")
-	}
 	read := selected
 	limit := ""
 	switch {
 	case ids != nil:
 		read += " AND t.id = ANY(" + st.arg(ids, "text[]") + ")"
 	default:
+		if r.Action == driver.BulkRunNow {
+			// only the tasks not due yet, by the caller's reckoning
+			read += " AND t.run_at > " + st.arg(toTime(r.Now), "timestamptz")
+		}
 		if after != (driver.Position{}) {
 			read += " AND " + st.after(o, "t", after)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -14,16 +15,19 @@ import (
 // the partitions store, how many of a kind's tasks are due), and the
 // per-minute timeline as the nodes read it.
 
-// KnownKind tells, in one statement, whether kind is known: handled by a
-// live member (stpe_members.kinds, which lists a declared periodic task as
-// "@" + its name), stored (a task of it in any state) or paused.
+// KnownKind tells, in one statement, whether kind is known: claimed by a
+// live member (stpe_members.claim_kinds, the Redis driver's node kinds),
+// stored (a task of it in any state) or paused, or, for "@" + name, a
+// periodic task declared by a live declaration (stpe_periodic_decls).
 func (d *Driver) KnownKind(ctx context.Context, kind string) (bool, error) {
 	var known bool
+	name, periodic := strings.CutPrefix(kind, "@")
 	err := d.st.pool.QueryRow(ctx, `
 SELECT EXISTS (SELECT 1 FROM stpe_tasks WHERE kind = $1)
     OR EXISTS (SELECT 1 FROM stpe_paused_kinds WHERE kind = $1)
-    OR EXISTS (SELECT 1 FROM stpe_members WHERE expires_at > statement_timestamp() AND $1 = ANY(kinds))`,
-		kind).Scan(&known)
+    OR EXISTS (SELECT 1 FROM stpe_members WHERE expires_at > statement_timestamp() AND $1 = ANY(claim_kinds))
+    OR $3 AND EXISTS (SELECT 1 FROM stpe_periodic_decls WHERE name = $2 AND expires_at > statement_timestamp())`,
+		kind, name, periodic).Scan(&known)
 	if err != nil {
 		return false, failed("known kind "+kind, err)
 	}
@@ -41,15 +45,7 @@ func (d *Driver) StoredKinds(ctx context.Context, parts []int) ([]string, error)
 	if err := d.st.validPartitions("stored kinds", parts); err != nil {
 		return nil, err
 	}
-	rows, err := d.st.pool.Query(ctx, `
-WITH RECURSIVE kinds AS (
-    SELECT min(kind) AS kind FROM stpe_tasks
-    UNION ALL
-    SELECT (SELECT min(t.kind) FROM stpe_tasks t WHERE t.kind > k.kind) FROM kinds k WHERE k.kind IS NOT NULL
-)
-SELECT k.kind FROM kinds k
-WHERE k.kind IS NOT NULL
-    AND EXISTS (SELECT 1 FROM stpe_tasks t WHERE t.kind = k.kind AND t.partition = ANY($1::integer[]))`,
+	rows, err := d.st.pool.Query(ctx, storedKindsSQL,
 		partitionsArg(parts))
 	if err != nil {
 		return nil, failed("stored kinds", err)
@@ -76,9 +72,7 @@ func (d *Driver) DueOfKind(ctx context.Context, parts []int, kind string, now ti
 		waiting int
 		oldest  *time.Time
 	)
-	err := d.st.pool.QueryRow(ctx, `
-SELECT count(*) FILTER (WHERE run_at <= $3), min(run_at) FROM stpe_tasks
-WHERE state = 'pending' AND kind = $2 AND partition = ANY($1::integer[])`,
+	err := d.st.pool.QueryRow(ctx, dueOfKindSQL,
 		partitionsArg(parts), kind, toTime(now)).Scan(&waiting, &oldest)
 	if err != nil {
 		return 0, time.Time{}, failed("due of kind "+kind, err)
@@ -146,3 +140,19 @@ func addField(c *driver.MinuteCounts, field string, count int64) error {
 	}
 	return nil
 }
+
+// storedKindsSQL is the statement of StoredKinds: $1 the partitions.
+const storedKindsSQL = `
+WITH RECURSIVE kinds AS (
+    SELECT min(kind) AS kind FROM stpe_tasks
+    UNION ALL
+    SELECT (SELECT min(t.kind) FROM stpe_tasks t WHERE t.kind > k.kind) FROM kinds k WHERE k.kind IS NOT NULL
+)
+SELECT k.kind FROM kinds k
+WHERE k.kind IS NOT NULL
+    AND EXISTS (SELECT 1 FROM stpe_tasks t WHERE t.kind = k.kind AND t.partition = ANY($1::integer[]))`
+
+// dueOfKindSQL is the statement of DueOfKind: $1 the partitions, $2 the kind, $3 now.
+const dueOfKindSQL = `
+SELECT count(*) FILTER (WHERE run_at <= $3), min(run_at) FROM stpe_tasks
+WHERE state = 'pending' AND kind = $2 AND partition = ANY($1::integer[])`

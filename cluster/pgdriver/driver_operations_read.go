@@ -104,17 +104,8 @@ func (d *Driver) List(ctx context.Context, q driver.ListQuery) (driver.ListPage,
 	if q.Limit < 1 {
 		return driver.ListPage{}, invalid("list", "limit %d < 1", q.Limit)
 	}
-	var st statement
-	o := stateOrders[q.State]
-	where := st.selection(driver.Selection{State: q.State, Kind: q.Kind}, "t")
-	if q.After != (driver.Position{}) {
-		where += " AND " + st.after(o, "t", q.After)
-	}
-	rows, err := d.st.pool.Query(ctx, `
-SELECT `+taskColumns+`, `+pausedColumn("t")+` FROM stpe_tasks t
-WHERE `+where+`
-ORDER BY `+o.orderBy("t", false)+`
-LIMIT `+st.arg(q.Limit, "integer"), st.args...)
+	sql, args := listStatement(q)
+	rows, err := d.st.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return driver.ListPage{}, failed("list "+string(q.State), err)
 	}
@@ -135,4 +126,19 @@ LIMIT `+st.arg(q.Limit, "integer"), st.args...)
 		page.Next = positionOf(last)
 	}
 	return page, nil
+}
+
+// listStatement is the statement of List and its parameters.
+func listStatement(q driver.ListQuery) (string, []any) {
+	var st statement
+	o := stateOrders[q.State]
+	where := st.selection(driver.Selection{State: q.State, Kind: q.Kind}, "t")
+	if q.After != (driver.Position{}) {
+		where += " AND " + st.after(o, "t", q.After)
+	}
+	return `
+SELECT ` + taskColumns + `, ` + pausedColumn("t") + ` FROM stpe_tasks t
+WHERE ` + where + `
+ORDER BY ` + o.orderBy("t", false) + `
+LIMIT ` + st.arg(q.Limit, "integer"), st.args
 }

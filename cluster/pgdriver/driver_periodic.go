@@ -18,21 +18,25 @@ import (
 func (d *Driver) PeriodicStates(ctx context.Context, names []string, now time.Time) (map[string]driver.PeriodicState, error) {
 	rows, err := d.st.pool.Query(ctx, `
 SELECT n.name, c.name IS NOT NULL, coalesce(c.misfire, ''), coalesce(c.overlap, false),
-    (SELECT due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending' ORDER BY run_at, id LIMIT 1),
-    (SELECT due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending' AND run_at <= $2
-        ORDER BY run_at DESC, id DESC LIMIT 1),
-    (SELECT due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending' AND run_at > $2
-        ORDER BY run_at, id LIMIT 1)
-FROM unnest($1::text[]) AS n(name) LEFT JOIN stpe_periodic_cursors AS c ON c.name = n.name`, names, toTime(now))
+    f.id, f.due, o.id, o.due, w.id, w.due
+FROM unnest($1::text[]) AS n(name)
+LEFT JOIN stpe_periodic_cursors AS c ON c.name = n.name
+LEFT JOIN LATERAL (SELECT id, due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending'
+    ORDER BY run_at, id LIMIT 1) AS f ON true
+LEFT JOIN LATERAL (SELECT id, due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending' AND run_at <= $2
+    ORDER BY run_at DESC, id DESC LIMIT 1) AS o ON true
+LEFT JOIN LATERAL (SELECT id, due FROM stpe_tasks WHERE kind = '@' || n.name AND state = 'pending' AND run_at > $2
+    ORDER BY run_at, id LIMIT 1) AS w ON true`, names, toTime(now))
 	if err != nil {
 		return nil, failed("periodic states", err)
 	}
 	out := make(map[string]driver.PeriodicState, len(names))
 	var name string
 	var s driver.PeriodicState
-	var first, overdue, onwards *time.Time
-	_, err = pgx.ForEachRow(rows, []any{&name, &s.Found, &s.Misfire, &s.Overlap, &first, &overdue, &onwards}, func() error {
-		s.First, s.Overdue, s.Onwards = stamp(deref(first)), stamp(deref(overdue)), stamp(deref(onwards))
+	var first, overdue, onwards occurrence
+	_, err = pgx.ForEachRow(rows, []any{&name, &s.Found, &s.Misfire, &s.Overlap,
+		&first.id, &first.due, &overdue.id, &overdue.due, &onwards.id, &onwards.due}, func() error {
+		s.First, s.Overdue, s.Onwards = first.at(), overdue.at(), onwards.at()
 		out[name] = s
 		return nil
 	})
@@ -40,6 +44,26 @@ FROM unnest($1::text[]) AS n(name) LEFT JOIN stpe_periodic_cursors AS c ON c.nam
 		return nil, failed("periodic states", err)
 	}
 	return out, nil
+}
+
+// occurrence is a pending occurrence PeriodicStates read, if any.
+type occurrence struct {
+	id  *string
+	due *time.Time
+}
+
+// at is the occurrence's due time: from its ID, exact to the nanosecond
+// as the node computed it (the column keeps microseconds), as the Redis
+// driver reads it; from the column for an ID of another shape; the zero
+// Time for none.
+func (o occurrence) at() time.Time {
+	if o.id == nil {
+		return time.Time{}
+	}
+	if _, due, ok := driver.ParseOccurrenceID(*o.id); ok {
+		return due
+	}
+	return stamp(deref(o.due))
 }
 
 // Cursors are the cursors of the periodic tasks names (the latest

@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -90,5 +91,36 @@ func TestReapExpiredCountsLostRuns(t *testing.T) {
 	}
 	if got := mustGet(t, s, "alive"); got.State != pgdriver.Running || got.LostRuns != 0 {
 		t.Fatalf("the unexpired claim was touched: %+v", got)
+	}
+}
+
+// TestReapCountsRunsOfOneMinuteTogether: the lost runs of one kind and
+// partition reaped in one statement fall in one timeline row, summed (an
+// upsert may touch a row only once per statement).
+func TestReapCountsRunsOfOneMinuteTogether(t *testing.T) {
+	ctx := context.Background()
+	s, pool := newStore(t)
+	var ids []string
+	for i := 0; len(ids) < 3; i++ {
+		if id := fmt.Sprintf("same-%d", i); s.PartitionOf(id) == 0 {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		mustSchedule(t, s, dueTask(id))
+		mustClaim(t, s, id)
+		expireLease(t, pool, id)
+	}
+	tl := driver.Timeline{Minute: 29_000_000, TTL: time.Hour}
+	got, err := s.ReapExpired(ctx, nil, 10, 5, tl)
+	if err != nil || len(got) != len(ids) {
+		t.Fatalf("reap = %+v, %v; want the %d runs", got, err, len(ids))
+	}
+	minutes, err := s.Timeline(ctx, tl.Minute, tl.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(minutes) != 1 || minutes[0].Lost != int64(len(ids)) || minutes[0].Runs != int64(len(ids)) {
+		t.Fatalf("timeline = %+v; want %d runs lost in one minute", minutes, len(ids))
 	}
 }

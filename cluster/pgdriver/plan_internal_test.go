@@ -1,13 +1,9 @@
 package pgdriver
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-stpe/scheduler/cluster/pgdriver/internal/pgtest"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestScansReadTheDueIndexInOrder: with many due tasks, a batch claim, a
@@ -15,18 +11,11 @@ import (
 // order and stop at their limit, instead of sorting every due task (the
 // plan a join with the paused kinds would get).
 func TestScansReadTheDueIndexInOrder(t *testing.T) {
-	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	if _, err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `
+	pool := seededPool(t, `
 INSERT INTO stpe_tasks (id, kind, payload, partition, state, due, run_at, max_retries)
 SELECT 'x' || g, 'k' || (g % 5), '', g % 64, 'pending', t, t, 3
 FROM generate_series(1, 50000) AS g, LATERAL (SELECT now() - (g % 3600) * interval '1 second' AS t) AS d;
-ANALYZE stpe_tasks`); err != nil {
-		t.Fatal(err)
-	}
+ANALYZE stpe_tasks`)
 	pairs := []any{[]string{"k1", "k2", "k1"}, []int32{1, 2, 3}, toTime(timeNowForPlan()), 10}
 	plans := map[string]struct {
 		sql   string
@@ -42,15 +31,7 @@ ANALYZE stpe_tasks`); err != nil {
 		"load due, newest":   {loadDueNewest, pairs, "stpe_tasks_pending"},
 	}
 	for name, p := range plans {
-		rows, err := pool.Query(ctx, "EXPLAIN "+p.sql, p.args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := planOf(t, pool, name, p.sql, p.args...)
 		if !strings.Contains(plan, "using "+p.index+" on") || strings.Contains(plan, "Sort") {
 			t.Errorf("%s: the plan does not read %s in order:\n%s", name, p.index, plan)
 		}

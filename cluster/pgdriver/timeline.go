@@ -29,16 +29,18 @@ const TimelineBuckets = 1 + 24*4
 // of the rows of the CTE src (columns partition, kind, run_at, claimed_at:
 // the lateness is claimed_at - run_at) in the timeline, plus the field
 // extra ('f', 'l' or NULL), at the minute and TTL (µs) of the parameters
-// minute and ttl; nothing when ttl is 0.
+// minute and ttl; nothing when ttl is 0. The runs of one statement that
+// fall in the same row are summed first: an upsert may touch a row once.
 func countRun(src, extra, minute, ttl string) string {
 	return `counted AS (
     INSERT INTO stpe_timeline (partition, minute, kind, field, count, expires_at)
-    SELECT r.partition, ` + minute + `::bigint, r.kind, f.field, 1, statement_timestamp() + ` + ttl + `::bigint * interval '1 microsecond'
+    SELECT r.partition, ` + minute + `::bigint, r.kind, f.field, count(*), statement_timestamp() + ` + ttl + `::bigint * interval '1 microsecond'
     FROM ` + src + ` r CROSS JOIN LATERAL unnest(ARRAY[
         stpe_late_bucket((extract(epoch FROM r.claimed_at - r.run_at) * 1000000)::bigint)::text,
         ` + extra + `::text]) AS f(field)
     WHERE ` + ttl + `::bigint > 0 AND f.field IS NOT NULL
-    ON CONFLICT (minute, partition, kind, field) DO UPDATE SET count = stpe_timeline.count + 1
+    GROUP BY r.partition, r.kind, f.field
+    ON CONFLICT (minute, partition, kind, field) DO UPDATE SET count = stpe_timeline.count + EXCLUDED.count
 )`
 }
 

@@ -12,8 +12,8 @@
 // its due time by Redis's clock.
 //
 // The harness, the workers' life and the verdict are package chaoskit's,
-// shared with the chaos on PostgreSQL (cluster/pgdriver/internal/pgchaos):
-// this package gives the two Redis stores and the replica command.
+// which another store's chaos shares: this package gives the two Redis
+// stores and the replica command.
 //
 // It runs for 60 s by default, longer with CLUSTER_CHAOS_DURATION (a Go
 // duration) or -chaos.duration when this package is tested alone:

@@ -27,8 +27,7 @@
 //   - no task is dead.
 //
 // The workers' clocks are off by 0, +2 s, -2 s and +1.5 s. The chaos on
-// Redis is package cluster/internal/chaos; on PostgreSQL,
-// cluster/pgdriver/internal/pgchaos. CLUSTER_CHAOS_DURATION (a Go
+// Redis is package cluster/internal/chaos. CLUSTER_CHAOS_DURATION (a Go
 // duration) lengthens either, and CLUSTER_CHAOS_SEED replays a run's
 // choice of faults (their timing still varies).
 package chaoskit

@@ -72,15 +72,7 @@ func (l *ledgerWriter) watchStalls(stop <-chan struct{}) {
 // handler records its start, works for up to 200 ms, and records its end;
 // it always succeeds unless its ctx ends first.
 func (l *ledgerWriter) handler(ctx context.Context, t cluster.Task) error {
-	l.write("start", t)
-	select {
-	case <-time.After(time.Duration(rand.IntN(200)) * time.Millisecond):
-		l.write("end", t)
-		return nil
-	case <-ctx.Done():
-		l.write("abort", t)
-		return context.Cause(ctx)
-	}
+	return l.work(ctx, t, "end", nil)
 }
 
 // errFlaky is the failure of a flaky task's early attempts.
@@ -92,11 +84,17 @@ func (l *ledgerWriter) flakyHandler(ctx context.Context, t cluster.Task) error {
 	if t.Attempt >= flakyFailures {
 		return l.handler(ctx, t)
 	}
+	return l.work(ctx, t, "fail", errFlaky)
+}
+
+// work records the run's start, works for up to 200 ms, then records
+// event and returns result; if ctx ends first it records an abort.
+func (l *ledgerWriter) work(ctx context.Context, t cluster.Task, event string, result error) error {
 	l.write("start", t)
 	select {
 	case <-time.After(time.Duration(rand.IntN(200)) * time.Millisecond):
-		l.write("fail", t)
-		return errFlaky
+		l.write(event, t)
+		return result
 	case <-ctx.Done():
 		l.write("abort", t)
 		return context.Cause(ctx)

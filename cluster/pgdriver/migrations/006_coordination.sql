@@ -56,7 +56,9 @@ DECLARE
     was boolean;
 BEGIN
     now_us := (extract(epoch FROM t) * 1000000)::bigint;
-    SELECT claims INTO was FROM stpe_members WHERE id = p_node FOR UPDATE;
+    -- A membership that expired counts as none: whoever renewed meanwhile
+    -- saw the claimers without this node, so its coming back is a change.
+    SELECT claims AND expires_at > t INTO was FROM stpe_members WHERE id = p_node FOR UPDATE;
     was := coalesce(was, false);
     IF p_ttl_us <= 0 THEN
         DELETE FROM stpe_members WHERE id = p_node;
