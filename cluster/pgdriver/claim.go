@@ -135,8 +135,7 @@ type claimFound struct {
 // task holds the ID.
 func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args ...any) (c claimFound, found bool, err error) {
 	var expires *time.Time
-	dest := []any{&c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, &expires, &c.Task.Payload, &c.Task.Due,
-		&c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata}
+	dest := c.dest(&expires)
 	if periodic {
 		dest = append(dest, &c.verdict, &c.blocked, &c.skipped)
 	}
@@ -147,23 +146,37 @@ func (s *Store) claimTask(ctx context.Context, sql string, periodic bool, args .
 	case err != nil:
 		return claimFound{}, false, err
 	}
+	c.read(expires)
+	return c, true, nil
+}
+
+// dest are the destinations of claimOneSQL's first columns, the won
+// lease's expiry read into expires.
+func (c *claimFound) dest(expires **time.Time) []any {
+	return []any{&c.state, &c.Task.Kind, &c.RunAt, &c.DBNow, &c.paused, expires, &c.Task.Payload, &c.Task.Due,
+		&c.Task.MaxRetries, &c.Attempts, &c.LostRuns, &c.Task.Metadata}
+}
+
+// read completes c once scanned: won if the claim has a lease's expiry.
+func (c *claimFound) read(expires *time.Time) {
 	if expires != nil {
 		c.won, c.Outcome, c.LeaseExpires = true, ClaimWon, *expires
 	}
-	return c, true, nil
 }
 
 // Claim claims task id for the owner token with a lease, if it is pending
 // and due by the database's clock (River's JobGetAvailable for one job,
 // the cluster package's claim script), in one statement that locks the
-// task's row alone. Only one of many claimers of a task wins. token
+// task's row alone (claims made while one is in flight go together in
+// the next statement, claim_combine.go). Only one of many claimers of a
+// task wins. token
 // should be fresh for each claim: Complete, Fail, Release and Extend
 // check it.
 func (s *Store) Claim(ctx context.Context, id, token string, lease time.Duration) (Claim, error) {
 	if err := validClaim("claim "+id, id, token, lease); err != nil {
 		return Claim{}, err
 	}
-	c, found, err := s.claimTask(ctx, claimOne, false, id, token, micros(lease), s.node, nil)
+	c, found, err := s.claim(ctx, claimAsk{id: id, token: token, lease: lease})
 	if err != nil {
 		return Claim{}, failed("claim "+id, err)
 	}

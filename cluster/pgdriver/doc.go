@@ -43,6 +43,10 @@
 //     The claim of a periodic occurrence (Driver.ClaimOccurrence) first
 //     decides its misfire and overlap rules, under the advisory lock of
 //     its kind (the function stpe_occurrence_rule).
+//   - Schedule, Claim and Complete combine their concurrent calls: the
+//     calls made while one is in flight go together in the next statement
+//     (one round trip, one commit), each answered as it would be alone
+//     (schedule_combine.go, batcher.go); a lone call runs at once.
 //   - Complete, Fail, Release and Extend check the token (fencing): a run
 //     that lost its lease writes nothing. Each run that ends is recorded
 //     in the task's history (driver.RunRecord): its node, start, end,
@@ -66,7 +70,16 @@
 //   - Complete, Fail and ReapExpired count the run in the per-minute
 //     timeline (driver.Timeline) in the same statement: its start lateness
 //     bucket, and failed or lost; PurgeExpired deletes the markers and
-//     minutes whose time ran out.
+//     minutes whose time ran out, and the done records past their age.
+//   - The driver purges by itself (Redis expires the same keys by their
+//     TTL): Driver.Expired, which the reaper of every started node calls
+//     every quarter lease, runs PurgeExpired at most once per
+//     Options.PurgeEvery (a minute by default; sooner while a backlog is
+//     left), in batches of 1000 rows each its own transaction, at most 10
+//     per table and call, under an advisory try-lock so that one node
+//     purges at a time. A failed purge never fails the listing (the reap
+//     loop would take it for a failed reap): it is counted in
+//     Driver.Purges and the next run retries.
 //   - A task stored, made pending (a retry, a release, a reap) or dead,
 //     and a cancel, send a notice on its partition's channel, in the
 //     transaction that makes the change: a ScheduleTx's notice goes out

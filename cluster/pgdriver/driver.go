@@ -7,7 +7,8 @@ import "context"
 // checks them), so that cluster.NewWithDriver runs a node on it. It is
 // safe for concurrent use.
 type Driver struct {
-	st *Store
+	st    *Store
+	purge *purger // paces the purge of what expired (driver_purge.go)
 }
 
 // NewDriver returns the driver of st.
@@ -15,7 +16,7 @@ func NewDriver(st *Store) (*Driver, error) {
 	if st == nil {
 		return nil, invalid("postgres driver", "nil store")
 	}
-	return &Driver{st: st}, nil
+	return &Driver{st: st, purge: &purger{every: st.purgeEvery, batch: purgeBatch, batches: purgeMaxBatches}}, nil
 }
 
 // Store is the store the driver runs on.

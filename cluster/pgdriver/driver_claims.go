@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster/driver"
@@ -15,7 +16,8 @@ import (
 
 // Claim moves task id from pending to running for owner under a lease
 // of lease from the database's clock, in one statement that locks the
-// task's row alone (claimOneSQL), if it is pending for due and due by the
+// task's row alone (claimOneSQL; the claims made while one is in flight
+// go together in the next, claimManyIDs), if it is pending for due and due by the
 // database's clock; it stamps the run's start. Only one of the owners
 // that claim a task wins. It answers ClaimWon with the task, ClaimLater
 // (pending for a later time than due, retried or rescheduled), ClaimEarly
@@ -27,11 +29,12 @@ func (d *Driver) Claim(ctx context.Context, id, kind string, due time.Time, leas
 	if err := validClaim("claim "+id, id, owner, lease); err != nil {
 		return driver.Claim{}, err
 	}
-	c, found, err := d.st.claimTask(ctx, claimOne, false, id, owner, micros(lease), d.st.node, toTime(due))
+	asked := toTime(due)
+	c, found, err := d.st.claim(ctx, claimAsk{id: id, token: owner, lease: lease, due: &asked})
 	if err != nil {
 		return driver.Claim{}, failed("claim "+id, err)
 	}
-	return claimAnswer(c, found, toTime(due)), nil
+	return claimAnswer(c, found, asked), nil
 }
 
 // ClaimOccurrence claims the occurrence id of a periodic task as Claim
@@ -61,7 +64,7 @@ func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.
 		n := toTime(o.Next)
 		next = &n
 	}
-	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.node, toTime(due),
+	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.claimer(owner), toTime(due),
 		o.Misfire, o.Overlap, next, micros(o.Threshold), micros(o.Retention), toTime(o.Due))
 	if err != nil {
 		return driver.Claim{}, failed("claim "+id, err)
@@ -79,6 +82,20 @@ func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.
 		return b, nil
 	}
 	return claimAnswer(c, found, toTime(due)), nil
+}
+
+// claimer is the node a claim by owner records (claimed_by, and so the
+// node of the run's RunRecord): the store's Options.Node when it names
+// one, else the name of the cluster node the token belongs to, its stem
+// before the last ':' ("node:seq"), as the Redis driver reads it.
+func (s *Store) claimer(owner string) string {
+	if s.node != "" {
+		return s.node
+	}
+	if i := strings.LastIndexByte(owner, ':'); i >= 0 {
+		return owner[:i]
+	}
+	return owner
 }
 
 // claimAnswer is what c, the claim of one task pending for asked, answers.
@@ -113,9 +130,17 @@ func (d *Driver) Extend(ctx context.Context, lease time.Duration, held []Held) (
 // Expired lists, by partition index, the running tasks of partitions
 // (all if nil) whose lease expired by the database's clock, at most limit
 // per partition, earliest expiry first, in one statement; full is true if
-// some partition had limit or more (as the Redis driver says it). It only
-// reads: Reap takes them back. River's rescuer and asynq's recoverer
-// look for the same.
+// some partition had limit or more (as the Redis driver says it). It
+// changes no task: Reap takes them back. River's rescuer and asynq's
+// recoverer look for the same.
+//
+// Since the reaper of every started node calls it every quarter lease, it
+// also runs the driver's purge of what expired (driver_purge.go): at most
+// once per Options.PurgeEvery (a minute by default; sooner while a
+// backlog is left), when no other driver is purging, in bounded batches.
+// A failed purge does not fail the listing, which the reap loop would
+// take for a failed reap: it is counted in Purges (with its error) and
+// the next run retries.
 func (d *Driver) Expired(ctx context.Context, partitions []int, limit int) (expired map[int][]string, full bool, err error) {
 	if limit < 1 {
 		return nil, false, invalid("expired", "limit %d < 1", limit)
@@ -140,6 +165,7 @@ SELECT partition, id, n FROM (
 	for _, ids := range expired {
 		full = full || len(ids) >= limit
 	}
+	d.purgeIfDue(ctx)
 	return expired, full, nil
 }
 

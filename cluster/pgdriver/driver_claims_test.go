@@ -85,3 +85,33 @@ func TestDriverCompleteAndRelease(t *testing.T) {
 		t.Fatalf("released task = %+v; want pending, handed back", got)
 	}
 }
+
+// TestDriverRunRecordNamesTheNodeOfTheToken: a store that names no node
+// (as a cluster node's driver from postgresconn.Driver) records, as the
+// node of a run, the stem of the owner's token: the cluster node's name.
+func TestDriverRunRecordNamesTheNodeOfTheToken(t *testing.T) {
+	ctx := context.Background()
+	_, pool := newStore(t)
+	s, err := pgdriver.New(pool, pgdriver.Options{Partitions: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := pgdriver.NewDriver(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Schedule(ctx, newTask("a")); err != nil {
+		t.Fatal(err)
+	}
+	const owner = "worker-7f3a:12"
+	if c, err := d.Claim(ctx, "a", "k", past, time.Minute, owner); err != nil || c.Outcome != driver.ClaimWon {
+		t.Fatalf("Claim = %+v, %v", c, err)
+	}
+	if _, err := d.Fail(ctx, driver.Failure{ID: "a", Kind: "k", Owner: owner, Error: "boom", Backoff: time.Hour, Outcome: driver.OutcomeFailed}, driver.Timeline{}); err != nil {
+		t.Fatalf("Fail: %v", err)
+	}
+	info, ok, err := d.Get(ctx, "a")
+	if err != nil || !ok || len(info.History) != 1 || info.History[0].Node != "worker-7f3a" {
+		t.Fatalf("Get = %+v, %v, %v; want one run on worker-7f3a", info, ok, err)
+	}
+}

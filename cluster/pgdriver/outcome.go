@@ -92,31 +92,33 @@ func (s *Store) Complete(ctx context.Context, id, token string, e Ending) (Outco
 	if err := validEnding("complete "+id, e); err != nil {
 		return "", err
 	}
-	minute, ttl := timelineArgs(e.Timeline)
-	var ran int
-	err := s.pool.QueryRow(ctx, `
+	return s.completes.do(ctx, completeAsk{id: id, token: token, e: e})
+}
+
+// completeOne is the statement of Complete for one task: $1 the ID, $2
+// the owner token, $3 the retention (µs), $4 and $5 the done records'
+// age (µs) and number kept, $6 and $7 the timeline's minute and TTL
+// (µs). It answers the number of runs it recorded (1, or 0 for a lost
+// one).
+var completeOne = `
 WITH run AS (
     SELECT id, partition, kind, fixed, due, md5(payload) AS sum, run_at, claimed_at
     FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
     FOR UPDATE
-), `+markDone("run", "fixed", "$3")+`, `+countRun("run", "NULL", "$6", "$7")+`,
+), ` + completeSteps + `
+SELECT count(*) FROM run`
+
+// completeSteps are the common table expressions of a completion of the
+// rows of the CTE run (completeOne's parameters from $3).
+var completeSteps = markDone("run", "fixed", "$3") + `, ` + countRun("run", "NULL", "$6", "$7") + `,
 kept AS (
-    UPDATE stpe_tasks t SET `+endedAs("'succeeded'", "''")+`, last_error = '', `+keptDone("$4")+`
+    UPDATE stpe_tasks t SET ` + endedAs("'succeeded'", "''") + `, last_error = '', ` + keptDone("$4") + `
     FROM run WHERE t.id = run.id AND $5::integer > 0
     RETURNING t.id
 ), deleted AS (
     DELETE FROM stpe_tasks t USING run WHERE t.id = run.id AND $5::integer < 1
     RETURNING t.id
-)
-SELECT count(*) FROM run`, id, token, micros(e.Retention), micros(e.Keep.Age), e.Keep.Max, minute, ttl).Scan(&ran)
-	if err != nil {
-		return "", failed("complete "+id, err)
-	}
-	if ran == 0 {
-		return OutcomeLost, nil
-	}
-	return OutcomeDone, nil
-}
+)`
 
 // validEnding checks e: no negative retention, and with records kept, an
 // age above 0.

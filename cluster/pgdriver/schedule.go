@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -135,8 +136,17 @@ func (s *Store) ScheduleManyTx(ctx context.Context, tx pgx.Tx, tasks []Task) ([]
 }
 
 // insertMany inserts, in one statement on q, those of tasks (valid)
-// whose ID is free, and returns the IDs it created.
+// whose ID is free, and returns the IDs it created. Of tasks that share
+// an ID, the first is the one inserted: the later ones are left out of
+// the statement, so that which one is stored does not rest on the order
+// in which Postgres inserts the rows of one statement.
 func (s *Store) insertMany(ctx context.Context, q querier, tasks []Task) (map[string]bool, error) {
+	seen := make(map[string]bool, len(tasks))
+	tasks = slices.DeleteFunc(slices.Clone(tasks), func(t Task) bool {
+		dup := seen[t.ID]
+		seen[t.ID] = true
+		return dup
+	})
 	n := len(tasks)
 	ids, kinds, metas := make([]string, n), make([]string, n), make([]string, n)
 	payloads := make([][]byte, n)

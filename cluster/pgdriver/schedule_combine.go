@@ -151,16 +151,18 @@ func (s *Store) insertCombined(ctx context.Context, calls []*scheduleCall) {
 		return
 	}
 	byID := slices.Clone(calls)
-	slices.SortFunc(byID, func(a, b *scheduleCall) int { return strings.Compare(a.task.ID, b.task.ID) })
+	slices.SortStableFunc(byID, func(a, b *scheduleCall) int { return strings.Compare(a.task.ID, b.task.ID) })
 	tasks := make([]Task, len(byID))
 	for i, c := range byID {
 		tasks[i] = c.task
 	}
 	created, err := s.insertMany(ctx, s.pool, tasks)
-	for _, c := range calls {
+	// In the order of the insert, whose first task of an ID is the one
+	// stored: a later call with that ID finds it, alone.
+	for _, c := range byID {
 		if err == nil && created[c.task.ID] {
 			c.res = Created
-			delete(created, c.task.ID) // the same ID twice: the second finds the first
+			delete(created, c.task.ID)
 			continue
 		}
 		c.alone = true

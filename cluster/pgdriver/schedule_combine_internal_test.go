@@ -2,10 +2,12 @@ package pgdriver
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestCombinerStoresWaitingCallsInOneInsert: the calls made while an
@@ -68,4 +70,51 @@ func TestCombinerStoresWaitingCallsInOneInsert(t *testing.T) {
 			t.Fatalf("after the calls: busy %v, queue %d", b.busy, len(b.queue))
 		}
 	})
+}
+
+// TestCombinedInsertOfOneIDTwice: when calls with one ID but different
+// tasks share a combined insert, the call told Created is the one whose
+// task is stored, and the others run alone, to be told Conflict.
+func TestCombinedInsertOfOneIDTwice(t *testing.T) {
+	s := combineStore(t)
+	ctx := context.Background()
+	due := time.Now().Add(time.Hour).UnixMilli()
+	call := func(id, payload string) *scheduleCall {
+		task := Task{ID: id, Kind: "k", Payload: []byte(payload), Due: time.UnixMilli(due)}
+		return &scheduleCall{task: task, done: make(chan struct{}), lead: make(chan struct{})}
+	}
+	// Many calls per ID, so that an unstable order among them would show.
+	var calls []*scheduleCall
+	for i := range 40 {
+		calls = append(calls, call("b", fmt.Sprint("b", i)), call("a", fmt.Sprint("a", i)))
+	}
+	s.insertCombined(ctx, calls)
+	for _, id := range []string{"a", "b"} {
+		stored, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var told []string
+		for _, c := range calls {
+			if c.task.ID != id {
+				continue
+			}
+			if c.res == Created {
+				told = append(told, string(c.task.Payload))
+				continue
+			}
+			if !c.alone {
+				t.Fatalf("%s: a call neither Created nor alone: %+v", id, c)
+			}
+			if r, err := s.Schedule(ctx, c.task); err != nil || r != Conflict {
+				t.Fatalf("%s: a later call alone got %v, %v; want Conflict", id, r, err)
+			}
+		}
+		if want := []string{string(stored.Payload)}; !slices.Equal(told, want) {
+			t.Fatalf("%s: Created told to %v, stored %v", id, told, want)
+		}
+		if want := id + "0"; string(stored.Payload) != want {
+			t.Fatalf("%s: stored %q, want the first call's %q", id, stored.Payload, want)
+		}
+	}
 }

@@ -32,7 +32,10 @@ type Store struct {
 	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
-	combined    *combiner // Schedule's calls, combined while one is in flight
+	purgeEvery  time.Duration                  // Options.PurgeEvery, DefaultPurgeEvery if 0
+	combined    *combiner                      // Schedule's calls, combined while one is in flight
+	claims      *batcher[claimAsk, claimGot]   // Claim's calls, combined while one is in flight
+	completes   *batcher[completeAsk, Outcome] // Complete's calls, likewise
 }
 
 // Options configure New.
@@ -46,6 +49,11 @@ type Options struct {
 	// Node names the node this store serves, as its claims record it
 	// (StoredTask.ClaimedBy, the run history's RunRecord.Node).
 	Node string
+	// PurgeEvery is the least time between two purges of what expired
+	// (Driver.Expired, which the reaper of every started node calls):
+	// DefaultPurgeEvery if 0; a negative value turns the driver's purge
+	// off, and the program then calls Store.PurgeExpired itself.
+	PurgeEvery time.Duration
 }
 
 // New returns the Store of pool. A negative number of partitions is an
@@ -65,8 +73,13 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	if of == nil {
 		of = driver.PartitionOf
 	}
-	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of}
+	every := opts.PurgeEvery
+	if every == 0 {
+		every = DefaultPurgeEvery
+	}
+	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}
 	s.combined = &combiner{insert: s.insertCombined}
+	s.claims, s.completes = newClaimBatcher(s), newCompleteBatcher(s)
 	return s, nil
 }
 

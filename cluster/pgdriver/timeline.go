@@ -25,12 +25,14 @@ import (
 // every lateness beyond about 8 s (the cluster package's latenessBucket).
 const TimelineBuckets = 1 + 24*4
 
-// countRun is the common table expression "counted" that counts the run
+// countRun is the common table expression "counted" that counts the runs
 // of the rows of the CTE src (columns partition, kind, run_at, claimed_at:
 // the lateness is claimed_at - run_at) in the timeline, plus the field
 // extra ('f', 'l' or NULL), at the minute and TTL (µs) of the parameters
-// minute and ttl; nothing when ttl is 0. The runs of one statement that
-// fall in the same row are summed first: an upsert may touch a row once.
+// minute and ttl; nothing when ttl is 0. The runs are summed per timeline
+// row first, so that many runs of one statement (a reap, a combined
+// completion) update each row once, and the rows are written in key order,
+// so that two such statements never deadlock on them.
 func countRun(src, extra, minute, ttl string) string {
 	return `counted AS (
     INSERT INTO stpe_timeline (partition, minute, kind, field, count, expires_at)
@@ -40,6 +42,7 @@ func countRun(src, extra, minute, ttl string) string {
         ` + extra + `::text]) AS f(field)
     WHERE ` + ttl + `::bigint > 0 AND f.field IS NOT NULL
     GROUP BY r.partition, r.kind, f.field
+    ORDER BY r.partition, r.kind, f.field
     ON CONFLICT (minute, partition, kind, field) DO UPDATE SET count = stpe_timeline.count + EXCLUDED.count
 )`
 }
