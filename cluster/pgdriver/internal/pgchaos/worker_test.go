@@ -17,6 +17,15 @@ import (
 // the Redis replicas' pool of 32.
 const poolSize = 32
 
+// connectTimeout bounds a dial. It is long: a cut proxy closes the
+// connection and a stopped server refuses it, both at once, so a dial
+// that has not answered is only slow (a backend starting on a loaded
+// machine, seconds after a crash restart). The pool finishes a dial its
+// caller stopped waiting for and keeps the connection; dropping it for a
+// new one would start yet another backend on a machine already behind,
+// until none ever starts in time.
+const connectTimeout = 15 * time.Second
+
 // worker is a worker process: a cluster node on the Postgres driver of
 // the database -db (reached through the test's proxy), serving the chaos
 // (chaoskit.Serve) until SIGTERM.
@@ -39,8 +48,7 @@ func worker(args []string) error {
 }
 
 // openPool returns a pool of poolSize connections on url that gives up a
-// dial after 3 s (a cut proxy refuses at once; a loaded machine answers
-// late).
+// dial only after connectTimeout.
 func openPool(url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -51,16 +59,17 @@ func openPool(url string) (*pgxpool.Pool, error) {
 	// deadline then rarely pays for a dial (a backend's start), which a
 	// loaded machine can make longer than the deadline.
 	cfg.MinConns = poolSize / 4
-	cfg.ConnConfig.ConnectTimeout = 3 * time.Second
+	cfg.ConnConfig.ConnectTimeout = connectTimeout
 	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 
 // newNode returns a cluster node named name on the Postgres driver of
-// pool, migrating the database first if it has to (pgdriver.Open). On a
-// loaded machine the first connections may time out: it tries again for
-// up to half a minute, as a program at start would.
+// pool, migrating the database first if it has to (pgdriver.Open). It
+// tries again, as a program at start would, for up to 45 s (the chaos
+// waits a minute for a worker to be ready): a worker restarted while the
+// server is recovering from its own kill -9 is turned away at first.
 func newNode(pool *pgxpool.Pool, name string, opts ...cluster.Option) (*cluster.Node, error) {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		d, err := pgdriver.Open(context.Background(), pool, pgdriver.Options{Node: name})
 		if err == nil {
