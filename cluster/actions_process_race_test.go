@@ -112,6 +112,13 @@ type processRace struct {
 // replica claims them while the test acts on them.
 func newProcessRace(t *testing.T, kind string, keepDone bool) *processRace {
 	t.Helper()
+	return newProcessRaceDue(t, kind, keepDone, func(i int) time.Duration { return time.Duration(i) * 10 * time.Millisecond })
+}
+
+// newProcessRaceDue is newProcessRace with the i-th task due after(i)
+// from now.
+func newProcessRaceDue(t *testing.T, kind string, keepDone bool, after func(i int) time.Duration) *processRace {
+	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
 	r := &processRace{prefix: "{race}", rdb: client(t, srv), due: map[string]time.Time{}}
 	env := []string{replicaEnv + "=" + opsRole}
@@ -122,7 +129,7 @@ func newProcessRace(t *testing.T, kind string, keepDone bool) *processRace {
 	r.ops = newNode(t, srv, nil, cluster.WithPrefix(r.prefix))
 	start := time.Now()
 	for i := range 40 {
-		due := start.Add(time.Duration(i) * 10 * time.Millisecond).Truncate(time.Microsecond)
+		due := start.Add(after(i)).Truncate(time.Microsecond)
 		id, err := r.ops.Schedule(context.Background(), kind, nil, due, cluster.WithID(fmt.Sprintf("t%02d", i)))
 		require.NoError(t, err)
 		r.ids = append(r.ids, id)
@@ -362,7 +369,17 @@ func TestDeleteRacingAnotherProcessRemovesOnlyDoneRecords(t *testing.T) {
 }
 
 func TestPauseRacingAnotherProcessStopsEveryClaimUntilResume(t *testing.T) {
-	r := newProcessRace(t, opsKind, true)
+	// The first ten come due one every 10 ms, so that the pause, made
+	// after five runs, races the replica's claims; the other thirty come
+	// due 3 s later, so that the pause holds some task however slow the
+	// machine is between the fifth run and the pause.
+	r := newProcessRaceDue(t, opsKind, true, func(i int) time.Duration {
+		d := time.Duration(i) * 10 * time.Millisecond
+		if i >= 10 {
+			d += 3 * time.Second
+		}
+		return d
+	})
 	ctx := context.Background()
 	r.waitStarts(t, 5)
 	require.NoError(t, r.ops.Pause(ctx, opsKind))

@@ -63,10 +63,11 @@ func (n *Node) abortStart() {
 // Stop stops the node gracefully (asynq's Server.Shutdown, Quartz's
 // shutdown(true)): it stops claiming, leaves every task not yet claimed in
 // Redis for the other nodes, hands back at once a task claimed but not yet
-// started, and waits for the running handlers. If ctx ends first, it cancels
-// their ctx, hands their tasks back to pending (no attempt counted), waits
-// for them to return and returns ctx.Err(). Nothing is lost. Stop on a node
-// never started only releases its resources; later calls do nothing.
+// started, and waits for the running handlers and their outcomes' writes.
+// If ctx ends first, it cancels their ctx, hands their tasks back to
+// pending (no attempt counted), waits for them to return and returns
+// ctx.Err(). Nothing is lost. Stop on a node never started only releases
+// its resources; later calls do nothing.
 func (n *Node) Stop(ctx context.Context) error {
 	if !n.beginStop() {
 		return nil
@@ -139,10 +140,12 @@ func (n *Node) announceStopping() {
 	}()
 }
 
-// endStop ends the heartbeat once no run is left, waits for the Redis
-// calls on the lease path that missed their deadline to return, and
-// removes the node's membership and record.
+// endStop waits for the runs' outcomes being written, ends the heartbeat
+// once no run is left, waits for the Redis calls on the lease path that
+// missed their deadline to return, and removes the node's membership and
+// record.
 func (n *Node) endStop() {
+	n.outcomes.Wait()
 	n.hbCancel()
 	n.hb.Wait()
 	n.runCancel(errKilled)

@@ -82,6 +82,7 @@ type Node struct {
 	regCancel context.CancelFunc  // ends the record's renewal while stopping
 	reg       sync.WaitGroup      // the record's renewal while stopping
 	calls     sync.WaitGroup      // Redis calls on the lease path still running (bounded)
+	outcomes  sync.WaitGroup      // runs whose outcome is being written (recordRun)
 
 	hooks *testHooks // the tests' view of a run's steps (run.go); nil but in tests, set before Start
 }

@@ -197,8 +197,12 @@ func WithClock(clk scheduler.Clock) Option {
 // (default 16; asynq's Concurrency, Quartz's threadCount): its workers. A
 // node claims a task only when a worker is free for it; when tasks of
 // several kinds wait, WithKindPriority decides which goes first, and
-// WithKindConcurrency caps a kind. Its scheduler.Scheduler has one worker
-// more, which moves the tasks that fall due to their kinds' ready queues.
+// WithKindConcurrency caps a kind. A worker is free again when its
+// handler returns: the run's outcome is written meanwhile, in the
+// background (Stop waits for it), so that a busy node starts a task per
+// claim's round trip, not per claim's and completion's. Its
+// scheduler.Scheduler has one worker more, which moves the tasks that
+// fall due to their kinds' ready queues.
 // Give the Redis client a PoolSize above it (go-redis's default is 10 per
 // CPU), so that the heartbeat never queues for a connection behind claims
 // and handlers; New logs a warning otherwise.

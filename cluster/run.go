@@ -58,7 +58,9 @@ func (h *testHooks) onDeciding(id string) {
 func (n *Node) timeoutGrace() time.Duration { return n.cfg.lease / 10 }
 
 // run runs a task this node has just claimed (the claim was sent at sent)
-// and records the outcome.
+// and has its outcome recorded. It returns when the handler has, and the
+// outcome is being written: the worker is free for the next task while
+// the write's round trip goes on (recordRun).
 func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	n.hooks.onClaimed(id)
 	n.mu.Lock()
@@ -72,7 +74,12 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(n.runCtx)
-	defer cancel(nil)
+	handOff := false // recordRun cancels ctx once it has used it
+	defer func() {
+		if !handOff {
+			cancel(nil)
+		}
+	}()
 	r := &run{token: token, kind: c.kind, cancel: cancel, expires: sent.Add(n.cfg.lease)}
 	n.running[id] = r
 	n.mu.Unlock()
@@ -130,6 +137,20 @@ func (n *Node) run(id, token string, sent time.Time, c claimResult) {
 	if ctx.Err() == nil {
 		cause = nil
 	}
+	handOff = true
+	n.outcomes.Go(func() {
+		defer cancel(nil)
+		n.recordRun(id, token, c, obs, started, runErr, cause, expires)
+	})
+}
+
+// recordRun writes the outcome of a run whose handler returned runErr,
+// its ctx ended by cause (nil if not) and its lease known to last until
+// expires, and reports it to the observer and the periodic task. It runs
+// on a goroutine of its own, so that the run's worker is free meanwhile:
+// a busy node's worker starts a task per claim's round trip, not per
+// claim's and completion's. Stop waits for it.
+func (n *Node) recordRun(id, token string, c claimResult, obs runObservation, started time.Time, runErr, cause error, expires time.Time) {
 	var (
 		out   Outcome
 		err   error

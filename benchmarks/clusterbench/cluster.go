@@ -16,8 +16,16 @@ import (
 // started, that only stores.
 func clusterLateness(addr string, w workload) ([]time.Duration, time.Duration, error) {
 	rec := newRecorder(w.rate * w.seconds)
+	if diag.breakdown {
+		diag.hook = newClaimHook(claimSHA(), w.rate*w.seconds)
+		diag.starts = newStarts(w.rate * w.seconds)
+	}
 	handler := func(_ context.Context, t cluster.Task) error {
-		rec.add(time.Since(t.Due))
+		now := time.Now()
+		rec.add(now.Sub(t.Due))
+		if diag.starts != nil {
+			diag.starts.add(t.ID, t.Due, now)
+		}
 		return nil
 	}
 	var nodes []*cluster.Node
@@ -34,7 +42,14 @@ func clusterLateness(addr string, w workload) ([]time.Duration, time.Duration, e
 	for i := range 4 {
 		c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32})
 		clients = append(clients, c)
-		n, err := cluster.New(c, cluster.WithLogger(quiet))
+		if i < 3 && diag.hook != nil {
+			c.AddHook(diag.hook)
+		}
+		opts := []cluster.Option{cluster.WithLogger(quiet)}
+		if diag.concurrency > 0 {
+			opts = append(opts, cluster.WithConcurrency(diag.concurrency))
+		}
+		n, err := cluster.New(c, opts...)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -50,7 +65,10 @@ func clusterLateness(addr string, w workload) ([]time.Duration, time.Duration, e
 	}
 	producer := nodes[3]
 	lag, err := produce(w, func(due time.Time) error {
-		_, err := producer.Schedule(context.Background(), "bench", nil, due)
+		id, err := producer.Schedule(context.Background(), "bench", nil, due)
+		if err == nil && diag.starts != nil {
+			diag.starts.stored(id, time.Now())
+		}
 		return err
 	})
 	if err != nil {
@@ -77,4 +95,14 @@ func clusterStore(addr string, n int) (float64, error) {
 		_, err := node.Schedule(context.Background(), "bench", []byte(strconv.Itoa(i)), due)
 		return err
 	})
+}
+
+// claimSHA is the SHA-1 of the claim script.
+func claimSHA() string {
+	for sha, name := range cluster.ScriptNames() {
+		if name == "claim" {
+			return sha
+		}
+	}
+	panic("clusterbench: no script named claim")
 }

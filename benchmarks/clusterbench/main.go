@@ -9,6 +9,8 @@
 //	go run ./clusterbench -seconds 5   # a quicker pass
 //	go run ./clusterbench -stores      # only the store pass: Schedule, ScheduleMany, asynq
 //	go run ./clusterbench -lifecycle -seconds 10   # what each step of a task costs
+//	go run ./clusterbench -only in-memory,cluster -burners 2 -breakdown -seconds 10 -runs 3 -store 0
+//	                                   # beside two CPU burners: where the lateness goes
 //
 // Start lateness is the time from a task's due time to its handler's start,
 // read on the one clock of this process. Every system gets the same task
@@ -41,14 +43,25 @@ func main() {
 	delay := flag.Duration("delay", time.Second, "how far ahead of its due time each task is stored")
 	storeN := flag.Int("store", 20000, "tasks stored for the schedule-throughput pass")
 	runs := flag.Int("runs", 3, "passes per system, interleaved; the table shows the median pass (by p99)")
-	only := flag.String("only", "", "run only the systems whose name contains this")
+	only := flag.String("only", "", "run only the systems whose name contains this (or one of these, comma-separated)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	stores := flag.Bool("stores", false, "run only the store pass: Schedule, ScheduleMany and asynq's Enqueue, -store tasks each, -runs passes")
 	batch := flag.Int("batch", 1000, "tasks per ScheduleMany call in the store pass")
 	lifecycleBatch := flag.Int("lifecycle-batch", 0, "in the lifecycle pass, store with ScheduleMany, this many tasks per call (0: Schedule per task)")
 	lifecycle := flag.Bool("lifecycle", false, "run only the lifecycle pass: what each step of a task costs, at -rate tasks/s for -seconds")
+	nBurners := flag.Int("burners", 0, "run this many CPU burners (yes > /dev/null) beside the whole run")
+	flag.BoolVar(&diag.breakdown, "breakdown", false, "after each lateness pass, print where the cluster's lateness goes (due, claim sent, answered, handler start), the scheduling delay of this process, redis-server and the burners, and Redis's LATENCY LATEST")
+	flag.StringVar(&diag.trace, "trace", "", "write a Go execution trace of each lateness pass to this file, with .1, .2 ... appended in the order of the passes")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file at its end (every allocation is recorded: slower)")
+	flag.IntVar(&diag.concurrency, "concurrency", 0, "the cluster nodes' WithConcurrency (0: the default, 16)")
 	flag.Parse()
 	log.SetFlags(0)
+
+	bs, err := startBurners(*nBurners)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer bs.stop()
 
 	srv, err := launchRedis()
 	if err != nil {
@@ -68,6 +81,10 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1 // every allocation, so that counts per task are exact
+		defer writeHeapProfile(*memprofile)
+	}
 	if *lifecycle {
 		runLifecycle(rdb, srv.addr, *rate, *seconds, *lifecycleBatch)
 		return
@@ -79,8 +96,11 @@ func main() {
 	w := workload{rate: *rate, seconds: *seconds, delay: *delay}
 	var syss []system
 	for _, s := range systems(srv.addr) {
-		if strings.Contains(s.name, *only) {
-			syss = append(syss, s)
+		for _, o := range strings.Split(*only, ",") {
+			if strings.Contains(s.name, o) {
+				syss = append(syss, s)
+				break
+			}
 		}
 	}
 	passes := make([][]row, len(syss))
@@ -92,8 +112,10 @@ func main() {
 			log.Printf("pass %d, %s: lateness at %d tasks/s for %d s ...", pass+1, sys.name, w.rate, w.seconds)
 			cpu0, rcpu0 := cputime.Process(), redisCPU(rdb)
 			probe := startRTTProbe(srv.addr)
+			watch := diag.start(rdb, srv, bs)
 			lat, lag, err := sys.lateness(w)
 			rtt := probe.end()
+			diagnosis := watch.end(rdb)
 			if err != nil {
 				log.Fatalf("%s: %v", sys.name, err)
 			}
@@ -110,7 +132,10 @@ func main() {
 			r := summarize(sys.name, lat, w.rate*w.seconds, tput)
 			r.storeLag, r.cpu, r.redisCPU = lag, cpu, rcpu
 			r.rtt50, r.rtt99 = quantiles(rtt)
-			log.Printf("pass %d, %s: %s", pass+1, sys.name, r)
+			log.Printf("pass %d, %s: %s; 1-minute load average %s", pass+1, sys.name, r, loadAverage())
+			if diagnosis != "" {
+				log.Print(diagnosis)
+			}
 			passes[i] = append(passes[i], r)
 		}
 	}
@@ -120,6 +145,19 @@ func main() {
 		rows = append(rows, ps[len(ps)/2])
 	}
 	fmt.Print(table(rows, w, srv.version, *runs, loadAverage()))
+}
+
+// writeHeapProfile writes the allocation profile (every allocation since
+// the start, sampled) to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // loadAverage reads the 1-minute load average, to show how busy the

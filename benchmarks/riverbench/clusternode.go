@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-stpe/scheduler/cluster"
+	"github.com/go-stpe/scheduler/cluster/driver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver"
 	"github.com/go-stpe/scheduler/cluster/pgdriver/pgserver"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,8 +32,9 @@ func init() {
 // nodeConns is the pool size of each node.
 const nodeConns = 16
 
-// pgNode is a cluster node on its own pool of db on srv.
-func pgNode(ctx context.Context, srv *pgserver.Server, db, name string, opts ...cluster.Option) (*cluster.Node, func(), error) {
+// pgNode is a cluster node on its own pool of db on srv, its driver's
+// calls stamped in trace unless it is nil.
+func pgNode(ctx context.Context, srv *pgserver.Server, db, name string, trace *taskTrace, opts ...cluster.Option) (*cluster.Node, func(), error) {
 	cfg, err := nodePoolConfig(srv, db)
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +48,11 @@ func pgNode(ctx context.Context, srv *pgserver.Server, db, name string, opts ...
 		pool.Close()
 		return nil, nil, err
 	}
-	node, err := cluster.NewWithDriver(drv, opts...)
+	var d driver.Driver = drv
+	if trace != nil {
+		d = traceDriver{Driver: drv, trace: trace}
+	}
+	node, err := cluster.NewWithDriver(d, opts...)
 	if err != nil {
 		pool.Close()
 		return nil, nil, err
@@ -72,16 +78,46 @@ func nodeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration,
 	if err := srv.CreateDatabase(db); err != nil {
 		return nil, err
 	}
+	if err := serverSetting(ctx, srv, "synchronous_commit", map[bool]string{false: "on", true: "off"}[*asyncCommit]); err != nil {
+		return nil, err
+	}
 	n := int(float64(rate) * duration.Seconds())
 	l := &latencies{done: make(chan struct{}), want: n}
+	var trace *taskTrace
+	stopSampling := func() {}
+	if *traceNodes {
+		trace = newTaskTrace()
+		trace.cpu = readCPU(srv)
+		stats, err := statementStats(ctx, srv, db)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { fmt.Println(stats()) }()
+		sampled, err := pgxpool.New(ctx, srv.URL(db))
+		if err != nil {
+			return nil, err
+		}
+		defer sampled.Close()
+		sampleCtx, stop := context.WithCancel(ctx)
+		stopSampling = stop
+		waits := sampleWaits(sampleCtx, sampled)
+		trace.machine = sampleMachine(sampleCtx, sampled)
+		defer func() {
+			stopSampling()
+			fmt.Println("  the server's busy backends (mean, sampled every 50 ms):" + waits.String())
+		}()
+	}
 	for i := range storeNodes {
-		node, closePool, err := pgNode(ctx, srv, db, "node-"+strconv.Itoa(i), cluster.WithConcurrency(64))
+		node, closePool, err := pgNode(ctx, srv, db, "node-"+strconv.Itoa(i), trace, cluster.WithConcurrency(64))
 		if err != nil {
 			return nil, err
 		}
 		defer closePool()
 		if err := node.Handle("bench", func(ctx context.Context, t cluster.Task) error {
 			l.add(time.Since(t.Due))
+			if trace != nil {
+				trace.started(t.ID, t.Due)
+			}
 			return nil
 		}); err != nil {
 			return nil, err
@@ -95,7 +131,7 @@ func nodeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration,
 			_ = node.Stop(stopCtx)
 		}()
 	}
-	client, closePool, err := pgNode(ctx, srv, db, "client")
+	client, closePool, err := pgNode(ctx, srv, db, "client", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +143,14 @@ func nodeLateness(ctx context.Context, srv *pgserver.Server, rate int, duration,
 	}); err != nil {
 		return nil, err
 	}
-	return l, l.wait(ahead)
+	err = l.wait(ahead)
+	if trace != nil {
+		stopSampling()
+		now := readCPU(srv)
+		fmt.Println(trace)
+		fmt.Printf("  CPU from the nodes' start to the last handler's: the harness (nodes and client) %v, the server %v\n", (now.self - trace.cpu.self).Round(10*time.Millisecond), (now.server - trace.cpu.server).Round(10*time.Millisecond))
+	}
+	return l, err
 }
 
 // nodeLatenessRuns measures the nodes' start lateness for tasks due at
@@ -133,7 +176,7 @@ func nodeTakeover(ctx context.Context, srv *pgserver.Server) (*latencies, error)
 		return nil, err
 	}
 	held := make(chan struct{}, takeoverTasks)
-	dying, closeDying, err := pgNode(ctx, srv, db, "dying", cluster.WithLease(takeoverLease), cluster.WithConcurrency(takeoverTasks))
+	dying, closeDying, err := pgNode(ctx, srv, db, "dying", nil, cluster.WithLease(takeoverLease), cluster.WithConcurrency(takeoverTasks))
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +201,7 @@ func nodeTakeover(ctx context.Context, srv *pgserver.Server) (*latencies, error)
 	}
 	var killed atomic.Int64
 	l := &latencies{done: make(chan struct{}), want: takeoverTasks}
-	heir, closeHeir, err := pgNode(ctx, srv, db, "heir", cluster.WithLease(takeoverLease), cluster.WithConcurrency(takeoverTasks))
+	heir, closeHeir, err := pgNode(ctx, srv, db, "heir", nil, cluster.WithLease(takeoverLease), cluster.WithConcurrency(takeoverTasks))
 	if err != nil {
 		return nil, err
 	}

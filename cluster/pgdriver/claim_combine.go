@@ -92,14 +92,23 @@ func (s *Store) claimCombined(ctx context.Context, calls []*batchCall[claimAsk, 
 			continue
 		}
 		c.a.c, c.a.found = found[c.q.id]
-		if c.ctx.Err() != nil {
-			c.err = c.ctx.Err()
-			if c.a.c.won {
-				_, _ = s.Release(ctx, c.q.id, c.q.token) // lost, or handed back: no one is left holding it
-			}
-			c.a = claimGot{}
-		}
+		c.err = s.withdrawn(ctx, c.ctx, c.q.id, c.q.token, &c.a)
 	}
+}
+
+// withdrawn is the error of a combined claim of id by token whose caller
+// (callCtx) gave up while it was in flight: its context's error, the
+// answer a cleared and the claim handed back if won (no one is left
+// holding it); nil if the caller still waits.
+func (s *Store) withdrawn(ctx, callCtx context.Context, id, token string, a *claimGot) error {
+	if callCtx.Err() == nil {
+		return nil
+	}
+	if a.c.won {
+		_, _ = s.Release(ctx, id, token)
+	}
+	*a = claimGot{}
+	return callCtx.Err()
 }
 
 // claimIDs runs claimManyIDs and returns what it found by ID.

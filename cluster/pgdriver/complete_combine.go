@@ -30,8 +30,7 @@ WITH ask AS (
     SELECT * FROM unnest($1::text[], $2::text[]) AS a(id, token)
 ), run AS (
     SELECT t.id, t.partition, t.kind, t.fixed, t.due, md5(t.payload) AS sum, t.run_at, t.claimed_at
-    FROM stpe_tasks t JOIN ask ON ask.id = t.id AND t.lease_token = ask.token
-    WHERE t.state = 'running'
+    FROM stpe_tasks t JOIN ask ON ask.id = t.id AND t.lease_token = ask.token -- so running (completeOne)
     ORDER BY t.id
     FOR UPDATE OF t
 ), ` + completeSteps + `

@@ -47,8 +47,10 @@ func (d *Driver) Claim(ctx context.Context, id, kind string, due time.Time, leas
 // deletes it and leaves its done marker for o.Retention; ClaimBlocked
 // when it waits for an earlier occurrence due by now ("each",
 // BlockedUntil zero) or, without o.Overlap, for the run of another
-// occurrence (BlockedUntil its lease's expiry). Quartz's misfire
-// instructions and @DisallowConcurrentExecution.
+// occurrence (BlockedUntil its lease's expiry). The claims of other
+// periodic tasks' occurrences made while one is in flight go together in
+// the next statement (claim_occurrence_combine.go), each answered as
+// alone. Quartz's misfire instructions and @DisallowConcurrentExecution.
 func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.Time, lease time.Duration, owner string, o driver.Occurrence) (driver.Claim, error) {
 	if err := validClaim("claim "+id, id, owner, lease); err != nil {
 		return driver.Claim{}, err
@@ -59,29 +61,30 @@ func (d *Driver) ClaimOccurrence(ctx context.Context, id, kind string, due time.
 	case o.Threshold < 0 || o.Retention < 0:
 		return driver.Claim{}, invalid("claim "+id, "threshold %v or retention %v < 0", o.Threshold, o.Retention)
 	}
-	var next *time.Time
-	if !o.Next.IsZero() {
-		n := toTime(o.Next)
-		next = &n
-	}
-	c, found, err := d.st.claimTask(ctx, claimOccurrence, true, id, owner, micros(lease), d.st.claimer(owner), toTime(due),
-		o.Misfire, o.Overlap, next, micros(o.Threshold), micros(o.Retention), toTime(o.Due))
+	got, err := d.st.occurrences.do(ctx, occurrenceAsk{id: id, kind: kind, token: owner, lease: lease, due: due, o: o})
 	if err != nil {
 		return driver.Claim{}, failed("claim "+id, err)
 	}
+	return occurrenceAnswer(got.c, got.found, toTime(due)), nil
+}
+
+// occurrenceAnswer is ClaimOccurrence's answer for what the claim of an
+// occurrence asked for due found (c; found is false when no task holds
+// the ID).
+func occurrenceAnswer(c claimFound, found bool, due time.Time) driver.Claim {
 	switch {
 	case !found:
-		return driver.Claim{Outcome: driver.ClaimGone}, nil
+		return driver.Claim{Outcome: driver.ClaimGone}
 	case c.verdict == "skip" && c.skipped:
-		return driver.Claim{Outcome: driver.ClaimSkipped}, nil
+		return driver.Claim{Outcome: driver.ClaimSkipped}
 	case c.verdict == "block":
 		b := driver.Claim{Outcome: driver.ClaimBlocked, StoreNow: c.DBNow}
 		if c.blocked != nil {
 			b.BlockedUntil = *c.blocked
 		}
-		return b, nil
+		return b
 	}
-	return claimAnswer(c, found, toTime(due)), nil
+	return claimAnswer(c, found, due)
 }
 
 // claimer is the node a claim by owner records (claimed_by, and so the

@@ -41,8 +41,7 @@ func (s *Store) Extend(ctx context.Context, held []Lease, lease time.Duration) (
 	rows, err := s.pool.Query(ctx, `
 WITH held AS (
     SELECT t.id FROM stpe_tasks t
-    JOIN unnest($1::text[], $2::text[]) AS h(id, token) ON t.id = h.id AND t.lease_token = h.token
-    WHERE t.state = 'running'
+    JOIN unnest($1::text[], $2::text[]) AS h(id, token) ON t.id = h.id AND t.lease_token = h.token -- so running (completeOne)
     ORDER BY t.id
     FOR UPDATE OF t
 )

@@ -31,13 +31,15 @@ func TestNodeOnPostgresRunsATaskAtItsDueTimeThenRetriesIt(t *testing.T) {
 	})
 	startNode(t, n)
 
-	due := time.Now().Add(100 * time.Millisecond)
+	due := time.Now().Add(time.Second)
 	id, err := n.Schedule(context.Background(), "flaky", []byte("to: ada"), due)
 	require.NoError(t, err)
 	info, ok, err := n.Get(context.Background(), id)
 	require.NoError(t, err)
 	require.True(t, ok, "stored once Schedule returned")
-	assert.Equal(t, cluster.Pending, info.State)
+	if time.Now().Before(due) { // read before its due time (a loaded machine may take longer)
+		assert.Equal(t, cluster.Pending, info.State)
+	}
 
 	first := within(t, runs, 10*time.Second, "the first run")
 	assert.Equal(t, id, first.ID)

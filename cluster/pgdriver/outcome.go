@@ -100,10 +100,18 @@ func (s *Store) Complete(ctx context.Context, id, token string, e Ending) (Outco
 // age (µs) and number kept, $6 and $7 the timeline's minute and TTL
 // (µs). It answers the number of runs it recorded (1, or 0 for a lost
 // one).
+//
+// A row holds a lease token only while it runs (the table's CHECK), so
+// the token alone finds the run, here and in every step fenced by it
+// (Fail, Release, Extend, completeMany). It names no state on purpose:
+// a condition on state lets the planner take the partial index of the
+// running leases, a scan of every running task to find one ID, when its
+// statistics say few run (a young or busy table); without it the lookup
+// is the primary key's.
 var completeOne = `
 WITH run AS (
     SELECT id, partition, kind, fixed, due, md5(payload) AS sum, run_at, claimed_at
-    FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
+    FROM stpe_tasks WHERE id = $1 AND lease_token = $2
     FOR UPDATE
 ), ` + completeSteps + `
 SELECT count(*) FROM run`
@@ -171,7 +179,7 @@ func (s *Store) Fail(ctx context.Context, id, token string, f Failure) (Outcome,
 	err := s.pool.QueryRow(ctx, `
 WITH run AS (
     SELECT id, partition, kind, run_at, claimed_at, $5::boolean OR attempts + 1 > max_retries AS dead
-    FROM stpe_tasks WHERE id = $1 AND state = 'running' AND lease_token = $2
+    FROM stpe_tasks WHERE id = $1 AND lease_token = $2 -- so running (completeOne)
     FOR UPDATE
 ), `+countRun("run", "'f'", "$8", "$9")+`
 UPDATE stpe_tasks t SET `+endedAs("$7", "$6")+`, attempts = t.attempts + 1, last_error = $3,
@@ -203,7 +211,8 @@ func (s *Store) Release(ctx context.Context, id, token string) (Outcome, error) 
 	}
 	tag, err := s.pool.Exec(ctx, `
 UPDATE stpe_tasks t SET state = 'pending', `+endedAs("'handed_back'", "''")+`
-WHERE id = $1 AND state = 'running' AND lease_token = $2`, id, token)
+WHERE id = $1 AND lease_token = $2 -- so running (completeOne)
+`, id, token)
 	if err != nil {
 		return "", failed("release "+id, err)
 	}

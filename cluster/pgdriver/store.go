@@ -32,10 +32,11 @@ type Store struct {
 	node        string // Options.Node
 	partitions  int
 	partitionOf func(id string, n int) int
-	purgeEvery  time.Duration                  // Options.PurgeEvery, DefaultPurgeEvery if 0
-	schedules   *batcher[Task, scheduleGot]    // Schedule's calls, combined while one is in flight
-	claims      *batcher[claimAsk, claimGot]   // Claim's calls, likewise
-	completes   *batcher[completeAsk, Outcome] // Complete's calls, likewise
+	purgeEvery  time.Duration                     // Options.PurgeEvery, DefaultPurgeEvery if 0
+	schedules   *batcher[Task, scheduleGot]       // Schedule's calls, combined while one is in flight
+	claims      *batcher[claimAsk, claimGot]      // Claim's calls, likewise
+	completes   *batcher[completeAsk, Outcome]    // Complete's calls, likewise
+	occurrences *batcher[occurrenceAsk, claimGot] // ClaimOccurrence's calls, likewise
 }
 
 // Options configure New.
@@ -79,7 +80,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Store, error) {
 	}
 	s := &Store{pool: pool, node: opts.Node, partitions: n, partitionOf: of, purgeEvery: every}
 	s.schedules = newScheduleBatcher(s.insertCombined)
-	s.claims, s.completes = newClaimBatcher(s), newCompleteBatcher(s)
+	s.claims, s.completes, s.occurrences = newClaimBatcher(s), newCompleteBatcher(s), newOccurrenceBatcher(s)
 	return s, nil
 }
 

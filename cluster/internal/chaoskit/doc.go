@@ -23,7 +23,9 @@
 //     on one machine), and no retry starts before the failure plus the
 //     backoff;
 //   - every periodic occurrence (every 500 ms, MisfireRunEach) ran, if some
-//     worker was up from its window, skew and a sweep before it;
+//     worker was up from its window, skew and a sweep before it (the
+//     backlog a fault left runs after the faults, as the tasks' does:
+//     the drain waits for both);
 //   - no task is dead.
 //
 // The workers' clocks are off by 0, +2 s, -2 s and +1.5 s. The chaos on

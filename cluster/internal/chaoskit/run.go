@@ -131,6 +131,8 @@ func Run(t *testing.T, st Store, cfg Config) {
 		h.ready[s.spec.name] = time.Now()
 		slots = append(slots, s)
 	}
+	// Stopped or not, every worker's stderr is logged if the test failed:
+	// the verdict fails only after the workers stopped.
 	t.Cleanup(func() {
 		for _, s := range slots {
 			if s.proc != nil {
@@ -180,7 +182,6 @@ func Run(t *testing.T, st Store, cfg Config) {
 		if err := s.proc.stop(); err != nil {
 			t.Errorf("worker %s: %v", s.spec.name, err)
 		}
-		s.proc = nil
 	}
 	c, err := producer.Counts(context.Background())
 	if err != nil {

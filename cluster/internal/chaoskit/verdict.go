@@ -187,14 +187,7 @@ func (h *history) check() *verdict {
 		id := cluster.OccurrenceID("tick", due)
 		v.occurrences++
 		v.occRuns += len(h.runs[id])
-		up := false
-		for r := range h.ready {
-			if h.upThroughout(r, due.Add(-h.upBefore), due) {
-				up = true
-				break
-			}
-		}
-		if !up {
+		if !h.required(due) {
 			continue
 		}
 		v.requiredOccurrences++
@@ -203,4 +196,27 @@ func (h *history) check() *verdict {
 		}
 	}
 	return v
+}
+
+// required reports whether the periodic occurrence due at due must run:
+// a replica was up throughout the upBefore before it, so it was stored.
+func (h *history) required(due time.Time) bool {
+	for r := range h.ready {
+		if h.upThroughout(r, due.Add(-h.upBefore), due) {
+			return true
+		}
+	}
+	return false
+}
+
+// unranOccurrences counts the required periodic occurrences with no run
+// yet.
+func (h *history) unranOccurrences() int {
+	n := 0
+	for due := h.tickFrom.Truncate(h.tick).Add(h.tick); !due.After(h.tickUntil); due = due.Add(h.tick) {
+		if h.required(due) && len(h.runs[cluster.OccurrenceID("tick", due)]) == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-stpe/scheduler/cluster"
 )
 
 // The verdict's rules on ledgers made by hand: each rule flags what it
@@ -76,5 +78,25 @@ func TestVerdictLostAndEarly(t *testing.T) {
 	}
 	if !early || !lost {
 		t.Fatalf("a run 10 ms early that never ended: problems %q, want both flagged", v.problems)
+	}
+}
+
+// TestUnranOccurrences: the drain waits for the required occurrences
+// that have not run, and not for one no replica was up for.
+func TestUnranOccurrences(t *testing.T) {
+	h := &history{
+		runs: map[string][]*run{}, tick: tick, upBefore: time.Second,
+		ready:    map[string]time.Time{"r0": at(-10000)},
+		tickFrom: at(0), tickUntil: at(2000),
+		faults: []fault{{kind: "kill", replica: "r0", start: at(1200), end: at(1300)}},
+	}
+	// Due at 500, 1000, 1500 and 2000 ms; r0 was down from 1200 to 1300,
+	// within the second before 1500 and 2000.
+	if n := h.unranOccurrences(); n != 2 {
+		t.Fatalf("none ran: %d unran, want 2 (the ones due at 500 and 1000 ms)", n)
+	}
+	h.runs[cluster.OccurrenceID("tick", at(500))] = []*run{{replica: "r0", start: at(600)}}
+	if n := h.unranOccurrences(); n != 1 {
+		t.Fatalf("the one due at 500 ms ran: %d unran, want 1", n)
 	}
 }

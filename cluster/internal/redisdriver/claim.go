@@ -43,7 +43,7 @@ func (d *Driver) runClaim(ctx context.Context, sc *redis.Script, id, kind string
 	vals, err := withKind(kind, func(kind string) ([]any, error) {
 		args := append([]any{id, strconv.FormatInt(due.UnixMicro(), 10), lease.Microseconds(), owner, p.Channel()}, more...)
 		args = append(args, d.listening.hears(p.Channel()))
-		return d.batches.run(ctx, d.rdb, sc, p.TaskKeys(kind, id), args...).Slice()
+		return d.batches.run(ctx, d.rdb, sc, d.taskKeys(p, kind, id), args...).Slice()
 	})
 	if err != nil {
 		return driver.Claim{}, err

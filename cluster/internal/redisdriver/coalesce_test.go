@@ -39,6 +39,17 @@ func (p *pipelineCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 	}
 }
 
+// countedClient is a client of a fresh redis-server whose pipelines of
+// scripts are counted.
+func countedClient(t *testing.T) (*redis.Client, *pipelineCounter) {
+	t.Helper()
+	rdb := redistest.Start(t, redistest.Options{}).Client()
+	t.Cleanup(func() { rdb.Close() })
+	counter := &pipelineCounter{}
+	rdb.AddHook(counter)
+	return rdb, counter
+}
+
 // incrScript counts its runs in KEYS[1] and answers ARGV[1].
 var incrScript = redis.NewScript(`redis.call('INCR', KEYS[1]) return ARGV[1]`)
 
@@ -46,11 +57,7 @@ var incrScript = redis.NewScript(`redis.call('INCR', KEYS[1]) return ARGV[1]`)
 // call is under way go out in one pipeline once it is answered, each with
 // its own reply; a queued call whose ctx ended is not sent.
 func TestCallsMadeWhileOneIsUnderWayGoOutTogether(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { rdb.Close() })
-	counter := &pipelineCounter{}
-	rdb.AddHook(counter)
+	rdb, counter := countedClient(t)
 	ctx := context.Background()
 	require.NoError(t, incrScript.Load(ctx, rdb).Err())
 
@@ -101,11 +108,7 @@ func TestCallsMadeWhileOneIsUnderWayGoOutTogether(t *testing.T) {
 // TestALoneCallGoesOutAtOnce: with no call under way a call is sent at
 // once, alone, and runs a script missing from the server's cache too.
 func TestALoneCallGoesOutAtOnce(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client()
-	t.Cleanup(func() { rdb.Close() })
-	counter := &pipelineCounter{}
-	rdb.AddHook(counter)
+	rdb, counter := countedClient(t)
 	var c coalescer
 	got, err := c.run(context.Background(), rdb, incrScript, []string{"runs"}, "alone").Text()
 	require.NoError(t, err)
@@ -167,4 +170,56 @@ func TestConcurrentClaimsEachWinOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSchedulesMadeMeanwhileShareAPipeline: stores made while one is
+// under way go out together in one pipeline, each its own script with
+// its own answer: a fresh ID is created, a second store of one ID finds
+// the first (exists, or a conflict for a different task).
+func TestSchedulesMadeMeanwhileShareAPipeline(t *testing.T) {
+	rdb, counter := countedClient(t)
+	ctx := context.Background()
+	d := New(rdb, Options{Prefix: "{sp}", Partitions: 4})
+	due := time.Now().Add(time.Hour)
+	task := func(id, payload string) driver.NewTask {
+		return driver.NewTask{ID: id, Kind: "k", Payload: []byte(payload), Due: due, MaxRetries: 1, FixedID: true}
+	}
+	// Each script must be in the server's cache for the pipeline to
+	// hold it at once; a lone store loads it.
+	_, err := d.Schedule(ctx, task("warm", "w"))
+	require.NoError(t, err)
+	before := counter.pipelines.Load()
+
+	d.batches.one.mu.Lock()
+	d.batches.one.busy = true // as if a lone store were under way
+	d.batches.one.mu.Unlock()
+	tasks := []driver.NewTask{task("a", "1"), task("b", "1"), task("a", "1"), task("b", "2")}
+	stored := make([]driver.Stored, len(tasks))
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	var answered atomic.Int32
+	for i := range tasks {
+		wg.Go(func() {
+			stored[i], errs[i] = d.Schedule(ctx, tasks[i])
+			answered.Add(1)
+		})
+		for queued := 0; queued <= i; runtime.Gosched() { // queued in this order
+			if answered.Load() > 0 {
+				wg.Wait()
+				t.Fatalf("a store went out alone while one was under way: %v %v", stored, errs)
+			}
+			d.batches.one.mu.Lock()
+			queued = len(d.batches.one.queue)
+			d.batches.one.mu.Unlock()
+		}
+	}
+	d.batches.one.sendQueued(rdb)
+	wg.Wait()
+
+	assert.Equal(t, int64(1), counter.pipelines.Load()-before, "one pipeline")
+	for i, want := range []driver.Stored{driver.Created, driver.Created, driver.Exists} {
+		require.NoError(t, errs[i], "store %d", i)
+		assert.Equal(t, want, stored[i], "store %d", i)
+	}
+	require.ErrorIs(t, errs[3], driver.ErrIDConflict)
 }

@@ -25,6 +25,7 @@ type Driver struct {
 
 	listening listening // the channels its subscriptions follow
 	batches   batchers  // the claims and completions made meanwhile (coalesce.go)
+	kindKeys  kindKeys  // the scripts' keys per partition and kind (taskkeys.go)
 }
 
 var _ driver.Driver = (*Driver)(nil)

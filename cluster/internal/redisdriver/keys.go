@@ -76,7 +76,7 @@ func (p Partition) DoneSet() string       { return p.Prefix + ":done" }
 func (p Partition) Kinds() string         { return p.Prefix + ":kinds" }
 func (p Partition) Paused() string        { return p.Prefix + ":paused" }
 func (p Partition) TaskPrefix() string    { return p.Prefix + ":t:" }
-func (p Partition) Task(id string) string { return p.TaskPrefix() + id }
+func (p Partition) Task(id string) string { return p.Prefix + ":t:" + id }
 func (p Partition) Done(id string) string { return p.Prefix + ":done:" + id }
 
 // Channel is the partition's pub/sub channel: a node subscribes to the

@@ -16,7 +16,7 @@ func (d *Driver) Complete(ctx context.Context, id, kind, owner string, retention
 	args := make([]any, 0, 6) // one allocation for the six
 	args = append(append(append(args, id, owner, retention.Milliseconds()), keepArgs(keep)...), tl.TTL.Milliseconds())
 	return withKind(kind, func(kind string) (driver.Recorded, error) {
-		res, err := d.batches.run(ctx, d.rdb, CompleteScript, timelineKeys(p, tl, p.TaskKeys(kind, id)), args...).Text()
+		res, err := d.batches.run(ctx, d.rdb, CompleteScript, timelineKeys(p, tl, d.taskKeys(p, kind, id)), args...).Text()
 		return driver.Recorded(res), err
 	})
 }
@@ -29,7 +29,7 @@ func (d *Driver) Fail(ctx context.Context, f driver.Failure, tl driver.Timeline)
 	}
 	p := d.partOf(f.ID)
 	return withKind(f.Kind, func(kind string) (driver.Recorded, error) {
-		res, err := FailScript.Run(ctx, d.rdb, timelineKeys(p, tl, p.TaskKeys(kind, f.ID)),
+		res, err := FailScript.Run(ctx, d.rdb, timelineKeys(p, tl, d.taskKeys(p, kind, f.ID)),
 			f.ID, f.Owner, f.Error, f.Backoff.Microseconds(), p.Channel(), skip, string(f.Outcome), tl.TTL.Milliseconds()).Text()
 		return driver.Recorded(res), err
 	})
@@ -39,7 +39,7 @@ func (d *Driver) Fail(ctx context.Context, f driver.Failure, tl driver.Timeline)
 func (d *Driver) Release(ctx context.Context, id, kind, owner string) (driver.Recorded, error) {
 	p := d.partOf(id)
 	return withKind(kind, func(kind string) (driver.Recorded, error) {
-		res, err := ReleaseScript.Run(ctx, d.rdb, p.TaskKeys(kind, id), id, owner, p.Channel()).Text()
+		res, err := ReleaseScript.Run(ctx, d.rdb, d.taskKeys(p, kind, id), id, owner, p.Channel()).Text()
 		return driver.Recorded(res), err
 	})
 }

@@ -32,8 +32,9 @@ import (
 const InstallHint = "PostgreSQL binaries (initdb, postgres) not found on PATH or in /usr/lib/postgresql/*/bin; install them: apt-get install -y postgresql"
 
 // readyTimeout is how long Launch and Restart wait for the server to
-// accept connections.
-const readyTimeout = 30 * time.Second
+// accept connections: crash recovery takes a second or two, but on a
+// loaded machine a backend's start alone can take several.
+const readyTimeout = 60 * time.Second
 
 // Server is one postgres process with its own data directory, and the
 // superuser postgres trusted on loopback.
@@ -196,11 +197,15 @@ func (s *Server) start() error {
 }
 
 // waitReady connects until the server accepts a connection, it exits, or
-// readyTimeout passes.
+// readyTimeout passes. An attempt may take all the time left: a server
+// that refuses (not listening yet) or turns it away (recovering) says so
+// at once, so a connection that has not answered is a slow one, and
+// dropping it for a new one only starts another backend on a machine that
+// is already behind.
 func (s *Server) waitReady(exited <-chan struct{}) error {
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		conn, err := pgx.Connect(ctx, s.URL("postgres"))
 		if err == nil {
 			err = conn.Ping(ctx)
